@@ -1,0 +1,50 @@
+import { TaskCancelledError } from '../errors/task-cancelled-error.js';
+import type { TaskRef } from '../store/task-store.js';
+
+/**
+ * One run this node is executing: its abort controller, the input keys it waits on, and a pulse
+ * that waiters sleep on until a signal, a poll tick or the abort wakes them.
+ */
+export class ActiveRun {
+  readonly controller = new AbortController();
+  /** Input keys the run is waiting on right now. */
+  readonly waitingKeys = new Set<string>();
+  #pulse: Promise<void>;
+  #beat: () => void = () => {};
+
+  constructor(
+    readonly ref: TaskRef,
+    readonly tool: string,
+  ) {
+    this.#pulse = this.#nextPulse();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Ends the run: the tool's signal fires and every waiter wakes to find it cancelled. */
+  abort(): void {
+    if (this.signal.aborted) return;
+    this.controller.abort(new TaskCancelledError());
+    this.wake();
+  }
+
+  /** Wakes every waiter so it re-reads the store. */
+  wake(): void {
+    const beat = this.#beat;
+    this.#pulse = this.#nextPulse();
+    beat();
+  }
+
+  /** Resolves at the next {@link wake} (or abort). */
+  nextWake(): Promise<void> {
+    return this.#pulse;
+  }
+
+  #nextPulse(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#beat = resolve;
+    });
+  }
+}

@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { ErrorCode } from '../errors/error-codes.js';
+import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
+import { JsonRpcError, type JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+import { TaskCancelledError } from '../errors/task-cancelled-error.js';
+import { TaskNotFoundError } from '../errors/task-not-found-error.js';
+import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
+import type { JsonObject } from '../json/json-value.js';
+import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
+import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
+import { newTaskId } from '../task/task-id.js';
+import type { TaskOwner } from '../task/task-owner.js';
+import type { TaskRecord } from '../task/task-record.js';
+import { ActiveRun } from './active-run.js';
+import { ControlPoller } from './control-poller.js';
+import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
+import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
+import { RuntimeDrainingError } from './runtime-draining-error.js';
+
+/** A tool's task body: returns the tool result (a `CallToolResult` object) or throws. */
+export type TaskExecute<Args> = (args: Args, ctx: TaskContext) => Promise<JsonObject> | JsonObject;
+
+/** Options of {@link TaskRuntime}; every field but `store` has the seed's default. */
+export interface TaskRuntimeOptions {
+  /** Where tasks live: `MemoryTaskStore` on one node, `PostgresTaskStore` on several. */
+  readonly store: TaskStore;
+  /** This node's id, recorded on the tasks it runs. Default: a random UUID. */
+  readonly nodeId?: string;
+  /** Time to live from creation, `null` for unlimited. Default one hour. */
+  readonly ttlMs?: number | null;
+  /** Suggested client poll interval, and this node's backstop poll for signals. Default 1 000. */
+  readonly pollIntervalMs?: number;
+  /** Live tasks one owner may have at once (`Infinity` for no limit). Default 100. */
+  readonly maxPerPrincipal?: number;
+  /** Recognises JSON-RPC errors thrown by tools (the MCP layer adds the SDK's). */
+  readonly classifyError?: RpcErrorClassifier;
+  /** Called with errors that reach no client: a tool's internal error, a store write that failed. */
+  readonly onError?: (error: unknown, task: TaskRef & { tool: string }) => void;
+}
+
+/** What {@link TaskRuntime.start} runs. */
+export interface TaskRunRequest<Args> {
+  readonly owner: TaskOwner;
+  readonly tool: string;
+  /** Scopes the tool required; recorded on the task. */
+  readonly scopes?: readonly string[];
+  readonly args: Args;
+  readonly execute: TaskExecute<Args>;
+}
+
+const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100 } as const;
+
+const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
+
+/**
+ * Runs tools as tasks: commits the task, runs the tool in the background, records how it ended,
+ * and carries cancels and input answers to the run wherever they were received.
+ */
+export class TaskRuntime {
+  readonly store: TaskStore;
+  readonly nodeId: string;
+  readonly ttlMs: number | null;
+  readonly pollIntervalMs: number;
+  readonly maxPerPrincipal: number;
+  readonly #classify: RpcErrorClassifier;
+  readonly #onError: (error: unknown, task: TaskRef & { tool: string }) => void;
+  readonly #runs = new Map<string, ActiveRun>();
+  readonly #settled = new Map<string, Promise<void>>();
+  readonly #poller: ControlPoller;
+  #draining = false;
+
+  constructor(options: TaskRuntimeOptions) {
+    this.store = options.store;
+    this.nodeId = options.nodeId ?? randomUUID();
+    this.ttlMs = options.ttlMs === undefined ? DEFAULTS.ttlMs : options.ttlMs;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
+    this.maxPerPrincipal = options.maxPerPrincipal ?? DEFAULTS.maxPerPrincipal;
+    if (this.ttlMs !== null && !(Number.isSafeInteger(this.ttlMs) && this.ttlMs > 0)) {
+      throw new RangeError('ttlMs must be a positive integer or null');
+    }
+    if (!(Number.isSafeInteger(this.pollIntervalMs) && this.pollIntervalMs > 0)) throw new RangeError('pollIntervalMs must be a positive integer');
+    if (!(this.maxPerPrincipal === Infinity || (Number.isSafeInteger(this.maxPerPrincipal) && this.maxPerPrincipal > 0))) {
+      throw new RangeError('maxPerPrincipal must be a positive integer or Infinity');
+    }
+    const classify = options.classifyError;
+    this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
+    this.#onError = options.onError ?? ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool}):`, error));
+    this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
+      console.error('mcp-tasks: control poll failed:', error),
+    );
+  }
+
+  /** Runs on this node now. */
+  get running(): number {
+    return this.#runs.size;
+  }
+
+  /** Whether the runtime stopped taking new tasks. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /**
+   * Commits a new task and starts its run in the background; resolves once the task is durable.
+   * Throws `QuotaExceededError` when the owner has `maxPerPrincipal` live tasks, and
+   * {@link RuntimeDrainingError} once {@link drain} began.
+   */
+  async start<Args>(request: TaskRunRequest<Args>): Promise<TaskRecord> {
+    if (this.#draining) throw new RuntimeDrainingError();
+    const record = await this.store.create(
+      {
+        taskId: newTaskId(),
+        owner: request.owner,
+        tool: request.tool,
+        scopes: request.scopes ?? [],
+        ttlMs: this.ttlMs,
+        pollIntervalMs: this.pollIntervalMs,
+        nodeId: this.nodeId,
+      },
+      { maxLive: this.maxPerPrincipal },
+    );
+    const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool);
+    this.#runs.set(record.taskId, run);
+    const settled = this.#execute(run, request).finally(() => {
+      this.#runs.delete(record.taskId);
+      this.#settled.delete(record.taskId);
+    });
+    this.#settled.set(record.taskId, settled);
+    return record;
+  }
+
+  /** The task as `tasks/get` shows it. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */
+  async get(ref: TaskRef): Promise<DetailedTask> {
+    return toDetailedTask(await this.find(ref));
+  }
+
+  /** The stored task. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */
+  async find(ref: TaskRef): Promise<TaskRecord> {
+    const record = await this.store.get(ref);
+    if (!record) throw new TaskNotFoundError();
+    return record;
+  }
+
+  /** Records answers (`tasks/update`); unknown and already answered keys are ignored. */
+  async update(ref: TaskRef, responses: InputResponses): Promise<void> {
+    const answered = await this.store.answerInput(ref, responses);
+    if (!answered) throw new TaskNotFoundError();
+    if (answered.accepted.length > 0) this.#runs.get(ref.taskId)?.wake();
+  }
+
+  /** Cancels a task (`tasks/cancel`); a finished one stays as it is. */
+  async cancel(ref: TaskRef): Promise<void> {
+    const task = await this.store.cancel(ref);
+    if (!task) throw new TaskNotFoundError();
+    if (task.status === 'cancelled') this.#runs.get(ref.taskId)?.abort();
+  }
+
+  /**
+   * Stops taking tasks, waits up to `deadlineMs` for the runs on this node to finish, then fails
+   * the rest with a clear error and aborts them.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    this.#draining = true;
+    const all = Promise.allSettled([...this.#settled.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    await Promise.race([all, deadline]);
+    clearTimeout(timer);
+    const error: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' };
+    await Promise.allSettled(
+      [...this.#runs.values()].map(async (run) => {
+        await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
+        run.abort();
+      }),
+    );
+    await Promise.allSettled([...this.#settled.values()]);
+  }
+
+  /** Stops the backstop poll and aborts runs without recording anything (tests, hard stops). */
+  async close(): Promise<void> {
+    this.#draining = true;
+    this.#poller.stop();
+    for (const run of this.#runs.values()) run.abort();
+    await Promise.allSettled([...this.#settled.values()]);
+  }
+
+  async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>): Promise<void> {
+    const unwatch = this.store.watch(run.ref.taskId, (signal) => (signal.kind === 'cancelled' ? run.abort() : run.wake()));
+    this.#poller.ensureRunning();
+    try {
+      // Yield first, so the CreateTaskResult goes out before the tool does any work.
+      await Promise.resolve();
+      let outcome: TaskOutcome;
+      try {
+        const result = await request.execute(request.args, this.#context(run));
+        outcome = { status: 'completed', result };
+      } catch (error) {
+        outcome = this.#outcomeOfThrow(run, error);
+      }
+      await this.#finish(run, outcome);
+    } finally {
+      unwatch();
+    }
+  }
+
+  #outcomeOfThrow(run: ActiveRun, error: unknown): TaskOutcome {
+    const rpcError = this.#classify(error);
+    if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
+    // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
+    // is already terminal and the write below loses its compare-and-set.
+    if (!(run.signal.aborted && isAbortError(error))) this.#onError(error, { ...run.ref, tool: run.tool });
+    return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
+  }
+
+  /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
+  async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.store.finish(run.ref, outcome);
+        return;
+      } catch (error) {
+        if (error instanceof InvalidTaskValueError && outcome.status === 'completed') {
+          // The tool returned something that cannot be stored (not JSON, too large): that is a
+          // failure of the call, and the client is told why.
+          const invalid: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: `The tool returned an invalid result: ${error.message}` };
+          outcome = { status: 'failed', error: invalid, statusMessage: invalid.message };
+          continue;
+        }
+        const delay = FINISH_RETRY_DELAYS_MS[attempt];
+        if (error instanceof JsonRpcError || delay === undefined) {
+          this.#onError(error, { ...run.ref, tool: run.tool });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
+  #context(run: ActiveRun): TaskContext {
+    const { store } = this;
+    const { ref } = run;
+    const ask = async (key: string, request: InputRequest): Promise<InputResponse | undefined> => this.#awaitInput(run, key, request);
+    return {
+      taskId: ref.taskId,
+      owner: ref.owner,
+      signal: run.signal,
+      cancelled: () => run.signal.aborted,
+      progress: async (progress, total, message) => {
+        if (run.signal.aborted) return;
+        const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
+        const updated = await store.setStatusMessage(ref, text);
+        // The task ended elsewhere and this is the first this node hears of it.
+        if (!updated) run.abort();
+      },
+      elicit: async (key, params) => {
+        const response = await ask(key, { method: 'elicitation/create', params });
+        return (response ?? { action: 'cancel' }) as ElicitResult;
+      },
+      sample: async (key, params) => {
+        const response = await ask(key, { method: 'sampling/createMessage', params });
+        if (!response) throw new TaskCancelledError();
+        return response as SampleResult;
+      },
+      roots: async (key) => {
+        const response = await ask(key, { method: 'roots/list', params: {} });
+        if (!response) throw new TaskCancelledError();
+        return response as RootsResult;
+      },
+    };
+  }
+
+  /** Asks for input and waits for the answer; `undefined` when the task ended meanwhile. */
+  async #awaitInput(run: ActiveRun, key: string, request: InputRequest): Promise<InputResponse | undefined> {
+    if (run.signal.aborted) return undefined;
+    run.waitingKeys.add(key);
+    try {
+      // Take the pulse before each read, so a wake that lands during the read is not lost.
+      let wake = run.nextWake();
+      let ask = await this.store.requestInput(run.ref, key, request);
+      for (;;) {
+        if (ask.state === 'answered') return ask.response;
+        if (ask.state === 'ended' || run.signal.aborted) {
+          run.abort();
+          return undefined;
+        }
+        await wake;
+        wake = run.nextWake();
+        if (run.signal.aborted) return undefined;
+        ask = await this.store.readInput(run.ref, key);
+      }
+    } finally {
+      run.waitingKeys.delete(key);
+    }
+  }
+}
+
+function isAbortError(error: unknown): boolean {
+  return error instanceof TaskCancelledError || (error instanceof Error && error.name === 'AbortError');
+}
