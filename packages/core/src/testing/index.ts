@@ -1,1 +1,1 @@
-export {};
+export { runTaskStoreContract, type StoreUnderTest } from './task-store-contract.js';

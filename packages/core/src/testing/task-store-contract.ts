@@ -1,0 +1,438 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
+import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import type { InputRequest } from '../input/input-request.js';
+import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
+import { newTaskId } from '../task/task-id.js';
+import type { TaskOwner } from '../task/task-owner.js';
+import type { NewTask } from '../task/task-record.js';
+
+/** A store under test and how to release it. */
+export interface StoreUnderTest {
+  readonly store: TaskStore;
+  close(): Promise<void>;
+}
+
+const ELICIT: InputRequest = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+};
+const ROOTS: InputRequest = { method: 'roots/list', params: {} };
+const RESULT = { content: [{ type: 'text', text: 'done' }] };
+const DONE: TaskOutcome = { status: 'completed', result: RESULT };
+
+/**
+ * The behaviour every {@link TaskStore} must have, as node:test tests. Both shipped stores run it;
+ * a custom store should too:
+ *
+ * ```ts
+ * runTaskStoreContract('MyStore', async () => ({ store: new MyStore(), close: async () => {} }));
+ * ```
+ */
+export function runTaskStoreContract(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    let subject: StoreUnderTest;
+    let store: TaskStore;
+    before(async () => {
+      subject = await makeStore();
+      store = subject.store;
+    });
+    after(async () => {
+      await subject.close();
+    });
+
+    const newOwner = (overrides: Partial<TaskOwner> = {}): TaskOwner => ({
+      subject: `user-${randomUUID()}`,
+      server: 'contract',
+      clientId: 'client-1',
+      resource: 'https://mcp.example/mcp',
+      ...overrides,
+    });
+    const newTask = (owner: TaskOwner, overrides: Partial<NewTask> = {}): NewTask => ({
+      taskId: newTaskId(),
+      owner,
+      tool: 'export',
+      scopes: ['export'],
+      ttlMs: 60_000,
+      pollIntervalMs: 1_000,
+      nodeId: 'node-a',
+      ...overrides,
+    });
+    const created = async (overrides: Partial<NewTask> = {}): Promise<TaskRef> => {
+      const task = newTask(newOwner(), overrides);
+      await store.create(task, { maxLive: Infinity });
+      return { taskId: task.taskId, owner: task.owner };
+    };
+
+    describe('creation', () => {
+      test('a created task reads back as working with what it was created with', async () => {
+        const task = newTask(newOwner());
+        const record = await store.create(task, { maxLive: Infinity });
+        assert.equal(record.status, 'working');
+        const read = await store.get(task);
+        assert.ok(read);
+        assert.equal(read.taskId, task.taskId);
+        assert.deepEqual(read.owner, task.owner);
+        assert.equal(read.tool, 'export');
+        assert.deepEqual([...read.scopes], ['export']);
+        assert.equal(read.ttlMs, 60_000);
+        assert.equal(read.pollIntervalMs, 1_000);
+        assert.equal(read.nodeId, 'node-a');
+        assert.equal(read.expiresAt?.getTime(), read.createdAt.getTime() + 60_000);
+        assert.equal(read.result, null);
+        assert.equal(read.error, null);
+      });
+
+      test('a task with ttlMs null never expires', async () => {
+        const ref = await created({ ttlMs: null });
+        const read = await store.get(ref);
+        assert.equal(read?.ttlMs, null);
+        assert.equal(read?.expiresAt, null);
+      });
+
+      test('an unknown id reads as absent', async () => {
+        assert.equal(await store.get({ taskId: newTaskId(), owner: newOwner() }), undefined);
+      });
+
+      test('mutating a returned record changes nothing stored', async () => {
+        const ref = await created();
+        const read = await store.get(ref);
+        (read as { status: string }).status = 'completed';
+        assert.equal((await store.get(ref))?.status, 'working');
+      });
+    });
+
+    describe('terminal statuses are final', () => {
+      test('a completed task keeps its result whatever is written after', async () => {
+        const ref = await created();
+        const done = await store.finish(ref, DONE);
+        assert.equal(done?.status, 'completed');
+        assert.deepEqual(done?.result, RESULT);
+        assert.equal(await store.finish(ref, { status: 'failed', error: { code: -32603, message: 'late' }, statusMessage: 'late' }), undefined);
+        assert.equal(await store.setStatusMessage(ref, 'late progress'), undefined);
+        const cancelled = await store.cancel(ref);
+        assert.equal(cancelled?.status, 'completed');
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'completed');
+        assert.deepEqual(read?.result, RESULT);
+        assert.equal(read?.statusMessage, null);
+      });
+
+      test('a cancelled task ignores a completion and progress that arrive later', async () => {
+        const ref = await created();
+        assert.equal((await store.cancel(ref))?.status, 'cancelled');
+        assert.equal(await store.finish(ref, DONE), undefined);
+        assert.equal(await store.setStatusMessage(ref, '3/10'), undefined);
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'cancelled');
+        assert.equal(read?.result, null);
+        assert.equal(read?.statusMessage, null);
+      });
+
+      test('a failed task stores the JSON-RPC error and its status message', async () => {
+        const ref = await created();
+        const error = { code: -32000, message: 'upstream refused', data: { retryAfter: 5 } };
+        await store.finish(ref, { status: 'failed', error, statusMessage: 'Tool execution failed: upstream refused' });
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'failed');
+        assert.deepEqual(read?.error, error);
+        assert.equal(read?.statusMessage, 'Tool execution failed: upstream refused');
+        assert.equal((await store.cancel(ref))?.status, 'failed');
+      });
+
+      test('of concurrent finishes and a cancel exactly one wins', async () => {
+        const ref = await created();
+        const results = await Promise.all([
+          store.finish(ref, DONE),
+          store.cancel(ref),
+          store.finish(ref, { status: 'failed', error: { code: -32603, message: 'x' }, statusMessage: 'x' }),
+        ]);
+        const final = await store.get(ref);
+        assert.ok(final && ['completed', 'cancelled', 'failed'].includes(final.status));
+        const finishWins = results.filter((r, i) => i !== 1 && r !== undefined).length;
+        assert.equal(finishWins + (results[1]?.status === 'cancelled' && final.status === 'cancelled' ? 1 : 0), 1);
+      });
+    });
+
+    describe('progress', () => {
+      test('progress sets the status message of a live task and moves lastUpdatedAt forward', async () => {
+        const ref = await created();
+        const before = (await store.get(ref))!.lastUpdatedAt.getTime();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const updated = await store.setStatusMessage(ref, '2/10');
+        assert.equal(updated?.statusMessage, '2/10');
+        assert.equal(updated?.status, 'working');
+        assert.ok(updated!.lastUpdatedAt.getTime() > before);
+      });
+    });
+
+    describe('input', () => {
+      test('asking a key moves the task to input_required with the key outstanding', async () => {
+        const ref = await created();
+        assert.deepEqual(await store.requestInput(ref, 'name', ELICIT), { state: 'pending' });
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'input_required');
+        assert.deepEqual(read?.inputs['name']?.request, ELICIT);
+        assert.equal(read?.inputs['name']?.response, undefined);
+        assert.deepEqual(await store.readInput(ref, 'name'), { state: 'pending' });
+      });
+
+      test('an answer is recorded once and the task goes back to working', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        const first = { action: 'accept', content: { name: 'Luca' } };
+        const answered = await store.answerInput(ref, { name: first });
+        assert.deepEqual([...(answered?.accepted ?? [])], ['name']);
+        assert.equal(answered?.task.status, 'working');
+        assert.deepEqual(await store.readInput(ref, 'name'), { state: 'answered', response: first });
+        const again = await store.answerInput(ref, { name: { action: 'accept', content: { name: 'Other' } } });
+        assert.deepEqual([...(again?.accepted ?? [])], []);
+        assert.deepEqual((await store.get(ref))?.inputs['name']?.response, first);
+      });
+
+      test('asking an answered key again returns the first answer and changes nothing', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        const first = { action: 'accept', content: { name: 'Luca' } };
+        await store.answerInput(ref, { name: first });
+        const before = await store.get(ref);
+        const ask = await store.requestInput(ref, 'name', { ...ELICIT, params: { ...ELICIT.params, message: 'Different?' } });
+        assert.deepEqual(ask, { state: 'answered', response: first });
+        const after = await store.get(ref);
+        assert.equal(after?.status, 'working');
+        assert.deepEqual(after?.inputs, before?.inputs);
+      });
+
+      test('asking an outstanding key again keeps the first request', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        await store.requestInput(ref, 'name', { ...ELICIT, params: { ...ELICIT.params, message: 'Different?' } });
+        assert.deepEqual((await store.get(ref))?.inputs['name']?.request, ELICIT);
+      });
+
+      test('a partial answer keeps the task input_required with only the remaining keys', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        await store.requestInput(ref, 'dirs', ROOTS);
+        const partial = await store.answerInput(ref, { name: { action: 'accept', content: { name: 'Luca' } } });
+        assert.deepEqual([...(partial?.accepted ?? [])], ['name']);
+        assert.equal(partial?.task.status, 'input_required');
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'input_required');
+        assert.equal(read?.inputs['dirs']?.response, undefined);
+        assert.ok(read?.inputs['name']?.response);
+        const rest = await store.answerInput(ref, { dirs: { roots: [{ uri: 'file:///tmp' }] } });
+        assert.equal(rest?.task.status, 'working');
+      });
+
+      test('answers to unknown keys are ignored and change nothing', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        const before = await store.get(ref);
+        const answered = await store.answerInput(ref, { nope: { action: 'accept', content: {} } });
+        assert.deepEqual([...(answered?.accepted ?? [])], []);
+        const after = await store.get(ref);
+        assert.equal(after?.status, 'input_required');
+        assert.deepEqual(after?.inputs, before?.inputs);
+      });
+
+      test('an answer that does not fit its request is refused and nothing is stored', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        await store.requestInput(ref, 'dirs', ROOTS);
+        await assert.rejects(
+          store.answerInput(ref, { name: { action: 'accept', content: { name: 'Luca' } }, dirs: { roots: 'nope' } }),
+          InvalidTaskValueError,
+        );
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'input_required');
+        assert.equal(read?.inputs['name']?.response, undefined);
+        assert.equal(read?.inputs['dirs']?.response, undefined);
+      });
+
+      test('a terminal task asks nothing and accepts no answers', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        await store.cancel(ref);
+        assert.deepEqual(await store.requestInput(ref, 'other', ELICIT), { state: 'ended', status: 'cancelled' });
+        assert.deepEqual(await store.readInput(ref, 'name'), { state: 'ended', status: 'cancelled' });
+        const answered = await store.answerInput(ref, { name: { action: 'accept', content: {} } });
+        assert.deepEqual([...(answered?.accepted ?? [])], []);
+        assert.equal((await store.get(ref))?.inputs['name']?.response, undefined);
+      });
+
+      test('a cancel and an answer are signalled to watchers of the task', async () => {
+        const ref = await created();
+        const signals: string[] = [];
+        const unwatch = store.watch(ref.taskId, (signal) => signals.push(signal.kind));
+        try {
+          // A store with a separate listener may need a moment to start listening.
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await store.requestInput(ref, 'name', ELICIT);
+          await store.answerInput(ref, { name: { action: 'accept', content: { name: 'x' } } });
+          await store.cancel(ref);
+          await waitFor(() => signals.includes('input') && signals.includes('cancelled'));
+        } finally {
+          unwatch();
+        }
+      });
+
+      test('control states show status and outstanding keys in one read', async () => {
+        const a = await created();
+        const b = await created();
+        await store.requestInput(b, 'name', ELICIT);
+        const gone = { taskId: newTaskId(), owner: newOwner() };
+        const states = await store.controlStates([a, b, gone]);
+        assert.deepEqual(states.get(a.taskId), { status: 'working', outstandingKeys: [] });
+        assert.deepEqual(states.get(b.taskId), { status: 'input_required', outstandingKeys: ['name'] });
+        assert.equal(states.has(gone.taskId), false);
+      });
+    });
+
+    describe('expiry', () => {
+      test('an expired task reads as absent everywhere at once, before any sweep', async () => {
+        const ref = await created({ ttlMs: 150 });
+        assert.ok(await store.get(ref));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(await store.get(ref), undefined);
+        assert.equal(await store.cancel(ref), undefined);
+        assert.equal(await store.answerInput(ref, {}), undefined);
+        assert.equal(await store.finish(ref, DONE), undefined);
+        assert.equal(await store.setStatusMessage(ref, 'x'), undefined);
+        assert.deepEqual(await store.readInput(ref, 'k'), { state: 'ended', status: null });
+        assert.equal((await store.controlStates([ref])).size, 0);
+      });
+
+      test('expired tasks do not count against the quota', async () => {
+        const owner = newOwner();
+        await store.create(newTask(owner, { ttlMs: 150 }), { maxLive: 1 });
+        await assert.rejects(store.create(newTask(owner), { maxLive: 1 }), QuotaExceededError);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await store.create(newTask(owner), { maxLive: 1 });
+      });
+    });
+
+    describe('ownership', () => {
+      const parts = ['subject', 'server', 'clientId', 'resource'] as const;
+      for (const part of parts) {
+        test(`a different ${part} finds nothing and changes nothing`, async () => {
+          const ref = await created();
+          await store.requestInput(ref, 'name', ELICIT);
+          const stranger: TaskRef = { taskId: ref.taskId, owner: { ...ref.owner, [part]: `${ref.owner[part]}-other` } };
+          assert.equal(await store.get(stranger), undefined);
+          assert.equal(await store.cancel(stranger), undefined);
+          assert.equal(await store.answerInput(stranger, { name: { action: 'accept', content: {} } }), undefined);
+          assert.equal(await store.finish(stranger, DONE), undefined);
+          assert.equal(await store.setStatusMessage(stranger, 'x'), undefined);
+          assert.deepEqual(await store.requestInput(stranger, 'other', ELICIT), { state: 'ended', status: null });
+          assert.equal((await store.controlStates([stranger])).size, 0);
+          const read = await store.get(ref);
+          assert.equal(read?.status, 'input_required');
+          assert.deepEqual(Object.keys(read?.inputs ?? {}), ['name']);
+        });
+      }
+    });
+
+    describe('quota', () => {
+      test('concurrent creations for one owner never exceed the limit', async () => {
+        const owner = newOwner();
+        const attempts = await Promise.allSettled(Array.from({ length: 24 }, () => store.create(newTask(owner), { maxLive: 5 })));
+        const made = attempts.filter((a) => a.status === 'fulfilled').length;
+        assert.equal(made, 5);
+        for (const attempt of attempts) {
+          if (attempt.status === 'rejected') assert.ok(attempt.reason instanceof QuotaExceededError, String(attempt.reason));
+        }
+      });
+
+      test('a finished task frees its slot, and owners do not share a quota', async () => {
+        const owner = newOwner();
+        const first = newTask(owner);
+        await store.create(first, { maxLive: 1 });
+        await store.create(newTask(newOwner()), { maxLive: 1 });
+        await store.create(newTask({ ...owner, clientId: 'another-client' }), { maxLive: 1 });
+        await assert.rejects(store.create(newTask(owner), { maxLive: 1 }), QuotaExceededError);
+        await store.finish(first, DONE);
+        await store.create(newTask(owner), { maxLive: 1 });
+      });
+    });
+
+    describe('bad input is refused with a typed error and writes nothing', () => {
+      test('an unknown status', async () => {
+        const ref = await created();
+        await assert.rejects(store.finish(ref, { status: 'paused' } as unknown as TaskOutcome), InvalidTaskValueError);
+        await assert.rejects(store.finish(ref, { status: 'cancelled' } as unknown as TaskOutcome), InvalidTaskValueError);
+        assert.equal((await store.get(ref))?.status, 'working');
+      });
+
+      test('a result that is not JSON or too large', async () => {
+        const ref = await created();
+        const bad: unknown[] = [
+          { content: [], when: new Date() },
+          { content: [], n: Number.NaN },
+          { content: [], f: () => 1 },
+          { content: [], big: 'x'.repeat(5 * 1024 * 1024) },
+          'not an object',
+        ];
+        for (const result of bad) {
+          await assert.rejects(store.finish(ref, { status: 'completed', result } as TaskOutcome), InvalidTaskValueError);
+        }
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'working');
+        assert.equal(read?.result, null);
+      });
+
+      test('an input request that is malformed', async () => {
+        const ref = await created();
+        await assert.rejects(store.requestInput(ref, '', ELICIT), InvalidTaskValueError);
+        await assert.rejects(store.requestInput(ref, 'k', { method: 'tools/call', params: {} } as unknown as InputRequest), InvalidTaskValueError);
+        await assert.rejects(store.requestInput(ref, 'k', { ...ELICIT, params: { big: 'x'.repeat(300 * 1024) } }), InvalidTaskValueError);
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'working');
+        assert.deepEqual(read?.inputs, {});
+      });
+
+      test('input responses that are not an object of objects', async () => {
+        const ref = await created();
+        await store.requestInput(ref, 'name', ELICIT);
+        await assert.rejects(store.answerInput(ref, { name: 'yes' } as never), InvalidTaskValueError);
+        await assert.rejects(store.answerInput(ref, [] as never), InvalidTaskValueError);
+        assert.equal((await store.get(ref))?.inputs['name']?.response, undefined);
+      });
+
+      test('a malformed owner or task id', async () => {
+        const task = newTask(newOwner());
+        await assert.rejects(store.create({ ...task, owner: { subject: 'x' } as TaskOwner }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.create({ ...task, owner: { ...task.owner, subject: '' } }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.create({ ...task, taskId: 'has spaces' }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.get({ taskId: 42 as unknown as string, owner: task.owner }), InvalidTaskValueError);
+        assert.equal(await store.get(task), undefined);
+      });
+
+      test('a malformed new task', async () => {
+        const task = newTask(newOwner());
+        await assert.rejects(store.create({ ...task, ttlMs: -1 }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.create({ ...task, pollIntervalMs: 0 }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.create({ ...task, tool: '' }, { maxLive: Infinity }), InvalidTaskValueError);
+        await assert.rejects(store.create({ ...task, scopes: [1] as unknown as string[] }, { maxLive: Infinity }), InvalidTaskValueError);
+        assert.equal(await store.get(task), undefined);
+      });
+
+      test('a duplicate task id', async () => {
+        const task = newTask(newOwner());
+        await store.create(task, { maxLive: Infinity });
+        await assert.rejects(store.create({ ...task, tool: 'other' }, { maxLive: Infinity }), InvalidTaskValueError);
+        assert.equal((await store.get(task))?.tool, 'export');
+      });
+    });
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
