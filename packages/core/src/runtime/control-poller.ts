@@ -25,8 +25,8 @@ export class ControlPoller {
   /** Starts ticking if there is anything to watch. Idempotent. */
   ensureRunning(): void {
     if (this.#timer || this.#runs.size === 0) return;
+    // Not unref'd: while runs are live the process has work to do, and the timer stops with the last run.
     this.#timer = setInterval(() => void this.pollOnce(), this.#intervalMs);
-    this.#timer.unref();
   }
 
   stop(): void {

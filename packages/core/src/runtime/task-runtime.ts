@@ -52,6 +52,9 @@ const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100
 
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
 
+/** How long close and drain wait for aborted runs to unwind. */
+const ABORT_GRACE_MS = 1_000;
+
 /**
  * Runs tools as tasks: commits the task, runs the tool in the background, records how it ended,
  * and carries cancels and input answers to the run wherever they were received.
@@ -161,11 +164,7 @@ export class TaskRuntime {
    */
   async drain(deadlineMs: number): Promise<void> {
     this.#draining = true;
-    const all = Promise.allSettled([...this.#settled.values()]);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
-    await Promise.race([all, deadline]);
-    clearTimeout(timer);
+    await this.#settledWithin(deadlineMs);
     const error: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' };
     await Promise.allSettled(
       [...this.#runs.values()].map(async (run) => {
@@ -173,15 +172,27 @@ export class TaskRuntime {
         run.abort();
       }),
     );
-    await Promise.allSettled([...this.#settled.values()]);
+    await this.#settledWithin(ABORT_GRACE_MS);
+    this.#poller.stop();
   }
 
-  /** Stops the backstop poll and aborts runs without recording anything (tests, hard stops). */
+  /**
+   * Aborts every run without recording anything (their tasks stay as they are, for another node's
+   * lease reaper to settle) and stops polling. Waits briefly for runs to unwind; a tool that ignores
+   * its signal is not waited for.
+   */
   async close(): Promise<void> {
     this.#draining = true;
     this.#poller.stop();
     for (const run of this.#runs.values()) run.abort();
-    await Promise.allSettled([...this.#settled.values()]);
+    await this.#settledWithin(ABORT_GRACE_MS);
+  }
+
+  async #settledWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([Promise.allSettled([...this.#settled.values()]), deadline]);
+    clearTimeout(timer);
   }
 
   async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>): Promise<void> {
