@@ -1,0 +1,24 @@
+/** What a control notification asks of the node running a task. Payloads carry ids only. */
+export interface ControlMessage {
+  readonly op: 'cancel' | 'input';
+  readonly taskId: string;
+}
+
+/** The NOTIFY channel of a schema's control messages. */
+export function controlChannelOf(schema: string): string {
+  return `${schema}_control`;
+}
+
+/** Parses a payload; `undefined` for anything this version does not understand. */
+export function parseControlMessage(payload: string | undefined): ControlMessage | undefined {
+  if (!payload) return undefined;
+  try {
+    const message = JSON.parse(payload) as Partial<ControlMessage> | null;
+    if ((message?.op === 'cancel' || message?.op === 'input') && typeof message.taskId === 'string') {
+      return { op: message.op, taskId: message.taskId };
+    }
+  } catch {
+    // A payload from a newer or foreign writer: ignored; the backstop poll covers the task.
+  }
+  return undefined;
+}

@@ -1,0 +1,17 @@
+import { sql, type RawBuilder } from 'kysely';
+
+// Fragments every statement shares, so "visible" and "live" mean one thing everywhere.
+
+/** The row belongs to `ownerKey` and has not expired (by the database clock). */
+export function visibleTo(ownerKey: string): RawBuilder<boolean> {
+  return sql<boolean>`owner_key = ${ownerKey} AND (expires_at IS NULL OR expires_at > now())`;
+}
+
+/** The row can still change: the compare-and-set guard of every write. */
+export const isLive: RawBuilder<boolean> = sql<boolean>`status IN ('working', 'input_required')`;
+
+/**
+ * The new `last_updated_at`: the database's now, truncated to what a JavaScript Date holds, and
+ * never earlier than the previous value.
+ */
+export const touchedAt: RawBuilder<Date> = sql<Date>`greatest(date_trunc('milliseconds', now()), last_updated_at)`;

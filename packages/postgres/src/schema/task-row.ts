@@ -1,0 +1,36 @@
+import type { JsonObject, JsonRpcErrorObject, TaskInput, TaskRecord, TaskStatus } from '@mcp-tasks/core';
+import { isTaskStatus } from '@mcp-tasks/core';
+import type { TaskRow } from './tasks-table.js';
+
+/** Turns a row into the record the store returns: a fresh object, inputs in the order they were asked. */
+export function toTaskRecord(row: TaskRow): TaskRecord {
+  const storedInputs = (row.inputs ?? {}) as Record<string, TaskInput>;
+  const inputs: Record<string, TaskInput> = {};
+  for (const key of row.input_keys) {
+    const input = storedInputs[key];
+    if (input) inputs[key] = input;
+  }
+  return {
+    taskId: row.id,
+    owner: { subject: row.owner_subject, server: row.owner_server, clientId: row.owner_client_id, resource: row.owner_resource },
+    tool: row.tool,
+    scopes: row.scopes,
+    status: toTaskStatus(row.status),
+    statusMessage: row.status_message,
+    createdAt: row.created_at,
+    lastUpdatedAt: row.last_updated_at,
+    ttlMs: row.ttl_ms === null ? null : Number(row.ttl_ms),
+    expiresAt: row.expires_at,
+    pollIntervalMs: Number(row.poll_interval_ms),
+    inputs,
+    result: (row.result ?? null) as JsonObject | null,
+    error: (row.error ?? null) as JsonRpcErrorObject | null,
+    nodeId: row.node_id,
+  };
+}
+
+export function toTaskStatus(status: string): TaskStatus {
+  // The check constraint makes anything else impossible; a failure here means a foreign writer.
+  if (!isTaskStatus(status)) throw new Error(`mcp-tasks: unexpected status ${JSON.stringify(status)} in the tasks table`);
+  return status;
+}

@@ -1,0 +1,25 @@
+import type { TaskRecord, TaskRef } from '@mcp-tasks/core';
+import { ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
+import { toTaskRecord } from '../schema/task-row.js';
+import type { TaskRow } from '../schema/tasks-table.js';
+import { getTask } from './get-task.js';
+import type { SqlContext } from './sql-context.js';
+
+/**
+ * Marks a live task `cancelled` and announces it on the control channel in the same statement,
+ * so the NOTIFY goes out on commit and only when the row changed. A terminal task is returned
+ * unchanged; `undefined` when it is not visible.
+ */
+export async function cancelTask(context: SqlContext, ref: TaskRef): Promise<TaskRecord | undefined> {
+  const { rows } = await sql<TaskRow>`
+    UPDATE ${context.tasks}
+       SET status = 'cancelled',
+           last_updated_at = ${touchedAt}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
+    RETURNING *, pg_notify(${context.channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
+  `.execute(context.db);
+  if (rows[0]) return toTaskRecord(rows[0]);
+  return getTask(context, ref);
+}

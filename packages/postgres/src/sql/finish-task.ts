@@ -1,0 +1,29 @@
+import type { TaskOutcome, TaskRecord, TaskRef } from '@mcp-tasks/core';
+import { normaliseStatusMessage, ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
+import { toTaskRecord } from '../schema/task-row.js';
+import type { TaskRow } from '../schema/tasks-table.js';
+import type { SqlContext } from './sql-context.js';
+
+/**
+ * Ends a live task with its outcome, compare-and-set on the live statuses: `undefined` when it
+ * already ended (a cancel won) or is gone. No NOTIFY: nobody waits on a finish through the channel.
+ */
+export async function finishTask(context: SqlContext, ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+  const result = outcome.status === 'completed' ? JSON.stringify(outcome.result) : null;
+  const error = outcome.status === 'failed' ? JSON.stringify(outcome.error) : null;
+  // A failure replaces the status message; a completion keeps the last progress message.
+  const statusMessage = outcome.status === 'failed' ? sql`${normaliseStatusMessage(outcome.statusMessage)}` : sql`status_message`;
+  const { rows } = await sql<TaskRow>`
+    UPDATE ${context.tasks}
+       SET status = ${outcome.status},
+           result = ${result}::jsonb,
+           error = ${error}::jsonb,
+           status_message = ${statusMessage},
+           last_updated_at = ${touchedAt}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
+    RETURNING *
+  `.execute(context.db);
+  return rows[0] && toTaskRecord(rows[0]);
+}

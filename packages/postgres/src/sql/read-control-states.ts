@@ -1,0 +1,24 @@
+import type { TaskControlState, TaskRef } from '@mcp-tasks/core';
+import { ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { toTaskStatus } from '../schema/task-row.js';
+import type { SqlContext } from './sql-context.js';
+
+/** Control states of many tasks in one query; invisible tasks are absent from the map. */
+export async function readControlStates(context: SqlContext, refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>> {
+  const states = new Map<string, TaskControlState>();
+  if (refs.length === 0) return states;
+  const { rows } = await sql<{ id: string; status: string; outstanding_keys: string[] }>`
+    SELECT t.id, t.status,
+           ARRAY(SELECT k.key
+                   FROM unnest(t.input_keys) WITH ORDINALITY AS k (key, n)
+                  WHERE NOT (t.inputs -> k.key ? 'response')
+                  ORDER BY k.n) AS outstanding_keys
+      FROM ${context.tasks} AS t
+      JOIN unnest(${refs.map((ref) => ref.taskId)}::text[], ${refs.map((ref) => ownerKey(ref.owner))}::text[]) AS r (id, owner_key)
+        ON t.id = r.id AND t.owner_key = r.owner_key
+     WHERE t.expires_at IS NULL OR t.expires_at > now()
+  `.execute(context.db);
+  for (const row of rows) states.set(row.id, { status: toTaskStatus(row.status), outstandingKeys: row.outstanding_keys });
+  return states;
+}

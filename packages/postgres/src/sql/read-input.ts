@@ -1,0 +1,21 @@
+import type { InputAsk, TaskInput, TaskRef } from '@mcp-tasks/core';
+import { isTerminal, ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { visibleTo } from '../schema/task-predicates.js';
+import { toTaskStatus } from '../schema/task-row.js';
+import type { SqlContext } from './sql-context.js';
+
+/** Where input `key` stands, without asking: answered, pending, or ended with the task. */
+export async function readInput(context: SqlContext, ref: TaskRef, key: string): Promise<InputAsk> {
+  const { rows } = await sql<{ status: string; input: TaskInput | null }>`
+    SELECT status, inputs -> ${key} AS input
+      FROM ${context.tasks}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))}
+  `.execute(context.db);
+  const row = rows[0];
+  if (!row) return { state: 'ended', status: null };
+  if (row.input?.response !== undefined) return { state: 'answered', response: row.input.response };
+  const status = toTaskStatus(row.status);
+  if (isTerminal(status)) return { state: 'ended', status };
+  return { state: 'pending' };
+}

@@ -1,0 +1,19 @@
+import type { TaskRecord, TaskRef } from '@mcp-tasks/core';
+import { ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
+import { toTaskRecord } from '../schema/task-row.js';
+import type { TaskRow } from '../schema/tasks-table.js';
+import type { SqlContext } from './sql-context.js';
+
+/** Sets the status message of a live task; `undefined` when it is not live (or not visible). */
+export async function setStatusMessage(context: SqlContext, ref: TaskRef, statusMessage: string): Promise<TaskRecord | undefined> {
+  const { rows } = await sql<TaskRow>`
+    UPDATE ${context.tasks}
+       SET status_message = ${statusMessage},
+           last_updated_at = ${touchedAt}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
+    RETURNING *
+  `.execute(context.db);
+  return rows[0] && toTaskRecord(rows[0]);
+}

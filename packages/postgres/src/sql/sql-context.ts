@@ -1,0 +1,21 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { TasksDatabase } from '../schema/tasks-table.js';
+
+/** What every SQL operation needs: where to run, which table, which NOTIFY channel. */
+export interface SqlContext {
+  /** The pool-backed database, or a transaction on it. */
+  readonly db: Kysely<TasksDatabase>;
+  /** `<schema>.tasks`, ready to splice into a statement. */
+  readonly tasks: RawBuilder<unknown>;
+  /** The control channel cancels and answers are announced on. */
+  readonly channel: string;
+}
+
+export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
+  return { db, tasks: sql.id(schema, 'tasks'), channel };
+}
+
+/** The same context on another executor (a transaction or a pinned connection). */
+export function withExecutor(context: SqlContext, db: Kysely<TasksDatabase>): SqlContext {
+  return { ...context, db };
+}
