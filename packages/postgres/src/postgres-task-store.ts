@@ -122,7 +122,7 @@ export class PostgresTaskStore implements TaskStore {
       channel,
       {
         onMessage: (message) => this.#deliver(message),
-        onReconnect: () => void this.#rescanWatched(),
+        onListening: () => void this.#rescanWatched(),
         notify: async (notifyChannel, payload) => {
           await this.#pool.query('SELECT pg_notify($1, $2)', [notifyChannel, payload]);
         },
@@ -219,7 +219,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /**
-   * After a reconnect, notifications sent while the connection was down are lost: re-read every
+   * Once the listener listens (first, or after a reconnect), notifications sent before are lost: re-read every
    * watched task and signal what changed (ended: cancelled; otherwise a wake so waiters re-read).
    */
   async #rescanWatched(): Promise<void> {

@@ -28,8 +28,11 @@ export type ControlListenerState = 'idle' | 'connecting' | 'listening' | 'reconn
 export interface ControlListenerHooks {
   /** A control message arrived. */
   readonly onMessage: (message: ControlMessage) => void;
-  /** The connection came back after a loss: notifications may have been missed meanwhile. */
-  readonly onReconnect: () => void;
+  /**
+   * The connection listens, first or again: notifications sent before (while it was connecting,
+   * or while it was down) were not received, so the owner rescans what it watches.
+   */
+  readonly onListening: () => void;
   /** Sends the self-test NOTIFY through the pool (not the listening connection), as real writers do. */
   readonly notify: (channel: string, payload: string) => Promise<void>;
   readonly logger: MaintenanceLogger;
@@ -48,7 +51,7 @@ const DEFAULTS: Required<ControlListenerConfig> = {
  * One LISTEN connection, outside the pool, that carries control messages to this node. It is
  * built for the ways LISTEN fails silently: a half-open socket (TCP keepalive plus a periodic
  * `pg_listening_channels()` check that reconnects when the channel is gone or the check hangs),
- * a dropped backend (reconnect with capped exponential backoff, then `onReconnect` so the owner
+ * a dropped backend (reconnect with capped exponential backoff, then `onListening` so the owner
  * rescans what it may have missed), and a transaction-mode pooler that swallows LISTEN (a
  * self-test NOTIFY at first connect; when it does not come back the listener warns once and
  * stays off, leaving delivery to the runtime's poll).
@@ -141,10 +144,8 @@ export class ControlListener {
     this.#livenessTimer = setInterval(() => void this.#checkLiveness(client), this.config.livenessIntervalMs);
     this.#livenessTimer.unref();
     this.testSignals.listening.signal();
-    if (reconnected) {
-      this.testSignals.reconnected.signal();
-      this.#hooks.onReconnect();
-    }
+    if (reconnected) this.testSignals.reconnected.signal();
+    this.#hooks.onListening();
   }
 
   /** Whether a NOTIFY sent through the pool reaches this connection (it does not behind a transaction pooler). */
