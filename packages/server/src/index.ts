@@ -1,1 +1,22 @@
-export {};
+export { McpTasks, type McpTasksOptions } from './mcp-tasks.js';
+export {
+  defineTool,
+  type PrepareContext,
+  type TaskSupport,
+  type TaskTool,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from './tool/define-tool.js';
+export { InlineInputNeeded } from './tool/inline-input.js';
+export { TASKS_EXTENSION, declaresTasksExtension } from './capability/tasks-extension.js';
+export { missingTasksCapability } from './capability/missing-tasks-capability.js';
+export {
+  DEFAULT_HOST_SCOPE,
+  defaultOwnerResolver,
+  type DefaultOwnerOptions,
+  type OwnerRequest,
+  type OwnerResolver,
+} from './owner/owner-resolver.js';
+export { classifySdkError } from './errors/classify-sdk-error.js';
+export { toProtocolError } from './errors/to-protocol-error.js';

@@ -1,0 +1,30 @@
+/** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
+export interface DemoConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string | undefined;
+  readonly nodeId: string | undefined;
+  readonly pollIntervalMs: number | undefined;
+  readonly ttlMs: number | undefined;
+  readonly maxPerPrincipal: number | undefined;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
+  return {
+    port: integer(env, 'PORT', 0) ?? 3000,
+    host: env['HOST'] || '127.0.0.1',
+    databaseUrl: env['DATABASE_URL'] || undefined,
+    nodeId: env['NODE_ID'] || undefined,
+    pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
+    ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),
+    maxPerPrincipal: env['MCP_TASKS_MAX_PER_PRINCIPAL'] === 'Infinity' ? Infinity : integer(env, 'MCP_TASKS_MAX_PER_PRINCIPAL', 1),
+  };
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  return value;
+}

@@ -1,0 +1,66 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpTasks } from '@mcp-tasks/server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import type { DemoConfig } from './config.js';
+import { createEdge } from './http/edge.js';
+import { countingStore } from './metrics/counting-store.js';
+import { DemoMetrics } from './metrics/prometheus.js';
+import { openStore } from './store/open-store.js';
+import { registerGreet, taskTools } from './tools/index.js';
+
+/** The server's name: part of every task's owner, so every node must use the same one. */
+export const DEMO_SERVER_NAME = 'mcp-tasks-demo';
+
+/** A running demo node. */
+export interface DemoServer {
+  readonly url: string;
+  readonly tasks: McpTasks;
+  /** Stops taking requests, drains running tasks up to `drainMs`, closes the store. */
+  close(drainMs?: number): Promise<void>;
+}
+
+/** Starts one demo node (what `npm run serve` runs). */
+export async function startDemoServer(config: DemoConfig): Promise<DemoServer> {
+  let metrics: DemoMetrics | undefined;
+  const store = countingStore(await openStore(config.databaseUrl), () => {
+    if (metrics) metrics.created += 1;
+  });
+  const tasks = new McpTasks({
+    store,
+    serverName: DEMO_SERVER_NAME,
+    ...(config.nodeId === undefined ? {} : { nodeId: config.nodeId }),
+    ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
+    ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
+    ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
+  });
+  metrics = new DemoMetrics(() => tasks.runtime.running);
+  const handler = createMcpHandler(
+    () => {
+      const server = new McpServer({ name: DEMO_SERVER_NAME, version: '0.1.0' });
+      registerGreet(server);
+      tasks.register(server, taskTools);
+      return server;
+    },
+    { onerror: (error) => console.error('demo: mcp error:', error) },
+  );
+  const http: Server = createServer(createEdge({ handler, metrics: () => metrics.render() }));
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(config.port, config.host, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/mcp`,
+    tasks,
+    async close(drainMs = 10_000) {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      await tasks.drain(drainMs);
+      http.closeAllConnections();
+      await handler.close();
+      await closed;
+      await tasks.close();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { readBody } from './read-body.js';
+
+/** Options of {@link createEdge}. */
+export interface EdgeOptions {
+  readonly handler: McpHttpHandler;
+  /** Prometheus text for `GET /metrics`. */
+  readonly metrics: () => string;
+  /** Largest request body, in bytes. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The node's HTTP edge: `GET /healthz`, `GET /metrics`, and MCP at `/mcp`. It parses the body
+ * itself and hands `{ parsedBody, authInfo }` to the MCP handler, which is where later work puts
+ * token checks and the `subscriptions/listen` stream for task notifications.
+ */
+export function createEdge(options: EdgeOptions): RequestListener {
+  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  return (req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      console.error('demo: request failed:', error);
+      if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
+      else res.destroy();
+    });
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    if (url.pathname === '/healthz' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      return;
+    }
+    if (url.pathname === '/metrics' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(options.metrics());
+      return;
+    }
+    if (url.pathname !== '/mcp') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    let body: string | undefined;
+    let parsedBody: unknown;
+    if (req.method === 'POST') {
+      body = await readBody(req, maxBodyBytes);
+      if (body === undefined) return jsonRpcError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes`);
+      try {
+        parsedBody = JSON.parse(body);
+      } catch (error) {
+        return jsonRpcError(res, 400, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`);
+      }
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+    }
+    const abort = new AbortController();
+    res.on('close', () => abort.abort());
+    const request = new Request(url, { method: req.method ?? 'GET', headers, body, signal: abort.signal });
+    const response = await options.handler.fetch(request, req.method === 'POST' ? { parsedBody } : {});
+    await writeResponse(res, response);
+  }
+}
+
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === 'set-cookie') headers[name] = response.headers.getSetCookie();
+    else headers[name] = value;
+  });
+  res.writeHead(response.status, headers);
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+    }
+  } finally {
+    res.end();
+  }
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}

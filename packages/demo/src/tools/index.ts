@@ -1,0 +1,21 @@
+import type { TaskTool } from '@mcp-tasks/server';
+import { confirmDelete } from './confirm-delete.js';
+import { exportTool } from './export.js';
+import { failingJob } from './failing-job.js';
+import { multiInput } from './multi-input.js';
+import { protocolErrorJob } from './protocol-error-job.js';
+import { slowCompute } from './slow-compute.js';
+import { testToolWithTask } from './test-tool-with-task.js';
+
+export { registerGreet } from './greet.js';
+
+/** The demo's task tools: the conformance fixtures and the seed's `export`. */
+export const taskTools: readonly TaskTool<any, any>[] = [
+  slowCompute,
+  failingJob,
+  protocolErrorJob,
+  confirmDelete,
+  multiInput,
+  testToolWithTask,
+  exportTool,
+];

@@ -1,0 +1,134 @@
+import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { McpServer, ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION } from './capability/tasks-extension.js';
+import { classifySdkError } from './errors/classify-sdk-error.js';
+import type { HandlerDeps } from './handlers/handler-deps.js';
+import { looseParams } from './handlers/loose-params.js';
+import { tasksCancel } from './handlers/tasks-cancel.js';
+import { tasksGet } from './handlers/tasks-get.js';
+import { tasksUpdate } from './handlers/tasks-update.js';
+import { taskToolsCall } from './handlers/tools-call.js';
+import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } from './owner/owner-resolver.js';
+import type { TaskTool } from './tool/define-tool.js';
+import { runInline } from './tool/run-inline.js';
+
+/** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
+export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
+  /** Where tasks live. Default: a `MemoryTaskStore` (one node). */
+  readonly store?: TaskStore;
+  /** `false` turns tasks off: task tools run like any other tool and the extension is not advertised. */
+  readonly tasks?: boolean;
+  /** Whom a request's tasks belong to. Default: {@link defaultOwnerResolver} with `hostScope`. */
+  readonly resolveOwner?: OwnerResolver;
+  /** The subject of callers without a token, for the default resolver. Default `"host"`. */
+  readonly hostScope?: DefaultOwnerOptions['hostScope'];
+  /** The server name recorded in owners. Default: the McpServer's own name. */
+  readonly serverName?: string;
+  /** Recognises more tool-thrown errors as JSON-RPC errors (the SDK's `ProtocolError` is built in). */
+  readonly classifyError?: RpcErrorClassifier;
+  /** Largest serialised `arguments` of a task tool call, in bytes. Default 1 MiB. */
+  readonly maxArgumentBytes?: number;
+}
+
+type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/** The SDK seams this adapter uses that the `McpServer` types do not show. */
+interface ServerSeams {
+  _serverInfo?: { name?: string };
+  _getRequestHandler(method: string): Handler | undefined;
+}
+
+/**
+ * MCP tasks for servers built on `McpServer`: one instance per process owns the task runtime;
+ * {@link register} adds task tools, `tasks/get|update|cancel` and the capability to each
+ * `McpServer` the handler factory builds. Ordinary tools stay ordinary `registerTool` calls.
+ *
+ * ```ts
+ * const tasks = new McpTasks({ store });
+ * const handler = createMcpHandler(() => {
+ *   const server = new McpServer({ name: 'files', version: '1.0.0' });
+ *   server.registerTool('greet', { ... }, greet);
+ *   tasks.register(server, [exportTool]);
+ *   return server;
+ * });
+ * ```
+ */
+export class McpTasks {
+  readonly runtime: TaskRuntime;
+  readonly enabled: boolean;
+  readonly #resolveOwner: OwnerResolver;
+  readonly #serverName: string | undefined;
+  readonly #maxArgumentBytes: number;
+
+  constructor(options: McpTasksOptions = {}) {
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
+    this.runtime = new TaskRuntime({
+      ...runtimeOptions,
+      store: store ?? new MemoryTaskStore(),
+      classifyError: classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError,
+    });
+    this.enabled = tasks !== false;
+    this.#resolveOwner = resolveOwner ?? defaultOwnerResolver(hostScope === undefined ? {} : { hostScope });
+    this.#serverName = serverName;
+    this.#maxArgumentBytes = maxArgumentBytes ?? 1024 * 1024;
+  }
+
+  /**
+   * Adds `tools` to `server` (listed with `execution.taskSupport`), serves them as tasks to
+   * requests that declare the extension, and adds `tasks/get`, `tasks/update`, `tasks/cancel`
+   * and the extension capability. Call it once per `McpServer` instance (with `createMcpHandler`,
+   * in the factory).
+   */
+  register(server: McpServer, tools: readonly TaskTool<any, any>[]): void {
+    const seams = server.server as unknown as ServerSeams;
+    const serverName = this.#serverName ?? seams._serverInfo?.name ?? 'mcp-server';
+    const ownerOf = (ctx: ServerContext): Promise<TaskOwner> =>
+      Promise.resolve(this.#resolveOwner({ authInfo: ctx.http?.authInfo, request: ctx.http?.req, serverName }));
+    const byName = new Map<string, TaskTool>();
+
+    for (const tool of tools) {
+      byName.set(tool.name, tool);
+      const registered = server.registerTool(
+        tool.name,
+        { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
+        (async (args: unknown, ctx: ServerContext) => runInline(tool, args, await ownerOf(ctx), ctx)) as never,
+      );
+      if (this.enabled) {
+        // registerTool has no `execution` option; tools/list reads it from the registered tool.
+        (registered as { execution?: { taskSupport: string } }).execution = { taskSupport: tool.task };
+      }
+    }
+    if (!this.enabled) return;
+
+    const deps: HandlerDeps = { runtime: this.runtime, ownerOf };
+    server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, tasksGet(deps) as never);
+    server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, tasksUpdate(deps) as never);
+    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, tasksCancel(deps) as never);
+
+    // A CreateTaskResult must leave unwrapped (the wrapped tools/call handler validates results
+    // as CallToolResult), so tools/call moves to the fallback handler and delegates to the
+    // McpServer's own handler for everything that is not a task.
+    const inline = seams._getRequestHandler('tools/call');
+    if (!inline) throw new Error('McpTasks.register: the McpServer has no tools/call handler');
+    server.server.removeRequestHandler('tools/call');
+    const previous = server.server.fallbackRequestHandler;
+    const toolsCall = taskToolsCall(deps, { tools: byName, inline, maxArgumentBytes: this.#maxArgumentBytes });
+    server.server.fallbackRequestHandler = async (request, ctx) => {
+      if (request.method === 'tools/call') return toolsCall(request, ctx);
+      if (previous) return previous(request, ctx);
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
+    };
+  }
+
+  /** Stops taking tasks and waits up to `deadlineMs` for running ones; the rest fail clearly. */
+  async drain(deadlineMs: number): Promise<void> {
+    await this.runtime.drain(deadlineMs);
+  }
+
+  /** Stops the runtime and closes the store. */
+  async close(): Promise<void> {
+    await this.runtime.close();
+    await this.runtime.store.close();
+  }
+}

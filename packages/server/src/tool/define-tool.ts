@@ -1,0 +1,87 @@
+import type { TaskContext, TaskOwner } from '@mcp-tasks/core';
+import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type * as z from 'zod';
+
+/**
+ * How a tool relates to tasks: `optional` runs as a task when the request declares the extension
+ * and inline otherwise; `required` runs only as a task (-32021 without the extension);
+ * `forbidden` never runs as a task.
+ */
+export type TaskSupport = 'optional' | 'required' | 'forbidden';
+
+/** What `prepare` gets: the request, before any task exists. */
+export interface PrepareContext {
+  /** Whom the task will belong to. */
+  readonly owner: TaskOwner;
+  /** Whether this call becomes a task (false: it runs inline). */
+  readonly asTask: boolean;
+  /** Answers the client sent with this round of the request (MRTR); untrusted. */
+  readonly inputResponses: Readonly<Record<string, unknown>>;
+  /** The SDK's request context, for anything else (auth info, `requestState()`, the signal). */
+  readonly mcp: ServerContext;
+}
+
+/** What `execute` gets: the task context (or its inline stand-in) and what `prepare` returned. */
+export interface ToolContext<Prepared = undefined> extends TaskContext {
+  /** What `prepare` returned (`undefined` without `prepare`). */
+  readonly prepared: Prepared;
+  /** `task` when running as a task in the background, `inline` when running in the request. */
+  readonly mode: 'task' | 'inline';
+}
+
+/** A tool result: the `CallToolResult` the task (or the request) ends with. */
+export type ToolResult = CallToolResult;
+
+/** What {@link defineTool} takes. */
+export interface ToolDefinition<Input extends z.ZodType, Prepared = undefined> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  /** See {@link TaskSupport}. `true` in the seed is `optional`. */
+  readonly task: TaskSupport;
+  /** The arguments, checked before any task exists. */
+  readonly input: Input;
+  /** OAuth scopes the tool needs; recorded on its tasks, which then need them too. */
+  readonly scopes?: readonly string[];
+  readonly annotations?: ToolAnnotations;
+  /**
+   * Runs in the original request before any task exists. Return an `InputRequiredResult`
+   * (`inputRequired(...)` from the SDK) to ask the client for input on that request (MRTR); the
+   * client retries with `inputResponses`. Anything else is handed to `execute` as `ctx.prepared`.
+   * Throw an SDK `ProtocolError` to refuse the call.
+   */
+  readonly prepare?: (args: z.output<Input>, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
+  /** The tool's work: in the background as a task, or inline in the request. */
+  readonly execute: (args: z.output<Input>, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
+}
+
+/** A tool defined with {@link defineTool}, ready for `McpTasks.register`. */
+export interface TaskTool<Args = unknown, Prepared = unknown> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly task: TaskSupport;
+  readonly input: z.ZodType<Args>;
+  readonly scopes: readonly string[];
+  readonly annotations?: ToolAnnotations;
+  readonly prepare?: (args: Args, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
+  readonly execute: (args: Args, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
+}
+
+const TASK_SUPPORT: readonly TaskSupport[] = ['optional', 'required', 'forbidden'];
+
+/** Defines a tool that may run as an MCP task. */
+export function defineTool<Input extends z.ZodType, Prepared = undefined>(
+  definition: ToolDefinition<Input, Prepared>,
+): TaskTool<z.output<Input>, Prepared> {
+  if (typeof definition.name !== 'string' || definition.name === '') throw new TypeError('defineTool: name must be a non-empty string');
+  if (!TASK_SUPPORT.includes(definition.task)) {
+    throw new TypeError(`defineTool(${definition.name}): task must be 'optional', 'required' or 'forbidden'`);
+  }
+  if (typeof definition.execute !== 'function') throw new TypeError(`defineTool(${definition.name}): execute must be a function`);
+  return {
+    ...definition,
+    input: definition.input as unknown as z.ZodType<z.output<Input>>,
+    scopes: [...(definition.scopes ?? [])],
+  };
+}
