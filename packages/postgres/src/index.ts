@@ -1,4 +1,4 @@
-export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
 export { migrate, type MigrateResult } from './migrations/migrate.js';
 export { loadMigrations, migrationsDirectory, type Migration } from './migrations/migration-files.js';
 export { DEFAULT_SCHEMA, assertSchemaName } from './schema/schema-name.js';

@@ -203,7 +203,7 @@ export class ControlListener {
     this.#state = 'reconnecting';
     clearInterval(this.#livenessTimer);
     this.testSignals.connectionLost.signal(error);
-    if (this.#attempt === 0) this.#hooks.logger.warn('control listener connection lost; reconnecting', error);
+    if (this.#attempt === 0) this.#hooks.logger.warn(`control listener connection lost (${error instanceof Error ? error.message : String(error)}); reconnecting`);
     await this.#dropClient();
     const delay = Math.min(this.config.reconnectMaxMs, this.config.reconnectBaseMs * 2 ** this.#attempt);
     this.#attempt += 1;
