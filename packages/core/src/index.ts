@@ -59,3 +59,13 @@ export type {
   SampleResult,
   TaskContext,
 } from './runtime/task-context.js';
+
+export {
+  TASK_RUN_CHANNEL,
+  TASK_STATUS_CHANNEL,
+  taskRunChannel,
+  taskStatusChannel,
+  type TaskRunMessage,
+  type TaskStatusMessage,
+} from './telemetry/task-channels.js';
+export type { TelemetryOptions } from './telemetry/task-telemetry.js';

@@ -1,5 +1,6 @@
 import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import type { TaskRef } from '../store/task-store.js';
+import type { TaskLabels } from '../telemetry/task-telemetry.js';
 
 /**
  * One run this node is executing: its abort controller, the input keys it waits on, and a pulse
@@ -12,11 +13,15 @@ export class ActiveRun {
   #pulse: Promise<void>;
   #beat: () => void = () => {};
 
+  /** What names the run in telemetry. */
+  readonly labels: TaskLabels;
+
   constructor(
     readonly ref: TaskRef,
     readonly tool: string,
   ) {
     this.#pulse = this.#nextPulse();
+    this.labels = { taskId: ref.taskId, tool, server: ref.owner.server };
   }
 
   get signal(): AbortSignal {

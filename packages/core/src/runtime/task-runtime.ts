@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context as otelContext, type Context } from '@opentelemetry/api';
 import { ErrorCode } from '../errors/error-codes.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { JsonRpcError, type JsonRpcErrorObject } from '../errors/json-rpc-error.js';
@@ -16,6 +17,8 @@ import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
+import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
 
 /** A tool's task body: returns the tool result (a `CallToolResult` object) or throws. */
 export type TaskExecute<Args> = (args: Args, ctx: TaskContext) => Promise<JsonObject> | JsonObject;
@@ -36,6 +39,8 @@ export interface TaskRuntimeOptions {
   readonly classifyError?: RpcErrorClassifier;
   /** Called with errors that reach no client: a tool's internal error, a store write that failed. */
   readonly onError?: (error: unknown, task: TaskRef & { tool: string }) => void;
+  /** OpenTelemetry providers; default: the global ones (no-ops until an SDK starts). */
+  readonly telemetry?: TelemetryOptions;
 }
 
 /** What {@link TaskRuntime.start} runs. */
@@ -70,6 +75,7 @@ export class TaskRuntime {
   readonly #runs = new Map<string, ActiveRun>();
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
+  readonly #telemetry: TaskTelemetry;
   #draining = false;
 
   constructor(options: TaskRuntimeOptions) {
@@ -88,6 +94,7 @@ export class TaskRuntime {
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
     this.#onError = options.onError ?? ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool}):`, error));
+    this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
     this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
       console.error('mcp-tasks: control poll failed:', error),
     );
@@ -110,21 +117,30 @@ export class TaskRuntime {
    */
   async start<Args>(request: TaskRunRequest<Args>): Promise<TaskRecord> {
     if (this.#draining) throw new RuntimeDrainingError();
-    const record = await this.store.create(
-      {
-        taskId: newTaskId(),
-        owner: request.owner,
-        tool: request.tool,
-        scopes: request.scopes ?? [],
-        ttlMs: this.ttlMs,
-        pollIntervalMs: this.pollIntervalMs,
-        nodeId: this.nodeId,
-      },
-      { maxLive: this.maxPerPrincipal },
-    );
+    // The span of the request that creates the task: the run's span becomes its child.
+    const parent = otelContext.active();
+    let record: TaskRecord;
+    try {
+      record = await this.store.create(
+        {
+          taskId: newTaskId(),
+          owner: request.owner,
+          tool: request.tool,
+          scopes: request.scopes ?? [],
+          ttlMs: this.ttlMs,
+          pollIntervalMs: this.pollIntervalMs,
+          nodeId: this.nodeId,
+        },
+        { maxLive: this.maxPerPrincipal },
+      );
+    } catch (error) {
+      if (error instanceof QuotaExceededError) this.#telemetry.quotaRefused(request.tool, request.owner.server);
+      throw error;
+    }
     const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool);
+    this.#telemetry.created(run.labels);
     this.#runs.set(record.taskId, run);
-    const settled = this.#execute(run, request).finally(() => {
+    const settled = this.#execute(run, request, parent).finally(() => {
       this.#runs.delete(record.taskId);
       this.#settled.delete(record.taskId);
     });
@@ -148,14 +164,18 @@ export class TaskRuntime {
   async update(ref: TaskRef, responses: InputResponses): Promise<void> {
     const answered = await this.store.answerInput(ref, responses);
     if (!answered) throw new TaskNotFoundError();
-    if (answered.accepted.length > 0) this.#runs.get(ref.taskId)?.wake();
+    if (answered.accepted.length === 0) return;
+    this.#runs.get(ref.taskId)?.wake();
+    if (answered.task.status === 'working') this.#telemetry.status(labelsOf(answered.task), 'working');
   }
 
   /** Cancels a task (`tasks/cancel`); a finished one stays as it is. */
   async cancel(ref: TaskRef): Promise<void> {
     const task = await this.store.cancel(ref);
     if (!task) throw new TaskNotFoundError();
-    if (task.status === 'cancelled') this.#runs.get(ref.taskId)?.abort();
+    if (task.status !== 'cancelled') return;
+    this.#telemetry.status(labelsOf(task), 'cancelled');
+    this.#runs.get(ref.taskId)?.abort();
   }
 
   /**
@@ -195,27 +215,52 @@ export class TaskRuntime {
     clearTimeout(timer);
   }
 
-  async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>): Promise<void> {
-    const unwatch = this.store.watch(run.ref.taskId, (signal) => (signal.kind === 'cancelled' ? run.abort() : run.wake()));
+  async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>, parent: Context): Promise<void> {
+    const unwatch = this.store.watch(run.ref.taskId, (signal) => {
+      if (signal.kind !== 'cancelled') return run.wake();
+      if (!run.signal.aborted) void this.#measureCancelDelivery(run);
+      run.abort();
+    });
     this.#poller.ensureRunning();
+    const telemetry = this.#telemetry.runStarted(run.labels, parent);
     try {
       // Yield first, so the CreateTaskResult goes out before the tool does any work.
       await Promise.resolve();
       let outcome: TaskOutcome;
       try {
-        const result = await request.execute(request.args, this.#context(run));
+        const result = await telemetry.within(() => request.execute(request.args, this.#context(run)));
         outcome = { status: 'completed', result };
       } catch (error) {
-        outcome = this.#outcomeOfThrow(run, error);
+        outcome = this.#outcomeOfThrow(run, error, telemetry);
       }
-      await this.#finish(run, outcome);
+      const written = await this.#finish(run, outcome);
+      await this.#reportEnd(run, telemetry, written);
     } finally {
       unwatch();
     }
   }
 
-  #outcomeOfThrow(run: ActiveRun, error: unknown): TaskOutcome {
+  /** Closes the run's telemetry with the status the store holds now. */
+  async #reportEnd(run: ActiveRun, telemetry: RunTelemetry, written: TaskRecord | undefined): Promise<void> {
+    let final = written;
+    if (!final) {
+      // The outcome lost its compare-and-set (a cancel won, the task expired): say what stands.
+      final = await this.store.get(run.ref).catch(() => undefined);
+    } else {
+      this.#telemetry.status(run.labels, final.status);
+    }
+    telemetry.ended(final?.status ?? null, { result: final?.result ?? undefined, error: final?.error ?? undefined });
+  }
+
+  async #measureCancelDelivery(run: ActiveRun): Promise<void> {
+    const noticedAt = Date.now();
+    const task = await this.store.get(run.ref).catch(() => undefined);
+    if (task?.status === 'cancelled') this.#telemetry.cancelDelivered((noticedAt - task.lastUpdatedAt.getTime()) / 1000);
+  }
+
+  #outcomeOfThrow(run: ActiveRun, error: unknown, telemetry: RunTelemetry): TaskOutcome {
     const rpcError = this.#classify(error);
+    telemetry.threw(error, rpcError);
     if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
     // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
     // is already terminal and the write below loses its compare-and-set.
@@ -224,11 +269,10 @@ export class TaskRuntime {
   }
 
   /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
-  async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<void> {
+  async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await this.store.finish(run.ref, outcome);
-        return;
+        return await this.store.finish(run.ref, outcome);
       } catch (error) {
         if (error instanceof InvalidTaskValueError && outcome.status === 'completed') {
           // The tool returned something that cannot be stored (not JSON, too large): that is a
@@ -240,7 +284,7 @@ export class TaskRuntime {
         const delay = FINISH_RETRY_DELAYS_MS[attempt];
         if (error instanceof JsonRpcError || delay === undefined) {
           this.#onError(error, { ...run.ref, tool: run.tool });
-          return;
+          return undefined;
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
@@ -288,6 +332,10 @@ export class TaskRuntime {
       // Take the pulse before each read, so a wake that lands during the read is not lost.
       let wake = run.nextWake();
       let ask = await this.store.requestInput(run.ref, key, request);
+      if (ask.state === 'pending') {
+        this.#telemetry.inputWait(run.labels);
+        this.#telemetry.status(run.labels, 'input_required');
+      }
       for (;;) {
         if (ask.state === 'answered') return ask.response;
         if (ask.state === 'ended' || run.signal.aborted) {
@@ -303,6 +351,10 @@ export class TaskRuntime {
       run.waitingKeys.delete(key);
     }
   }
+}
+
+function labelsOf(task: TaskRecord): TaskLabels {
+  return { taskId: task.taskId, tool: task.tool, server: task.owner.server };
 }
 
 function isAbortError(error: unknown): boolean {

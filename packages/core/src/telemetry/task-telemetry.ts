@@ -1,0 +1,192 @@
+import {
+  context as otelContext,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+  type UpDownCounter,
+} from '@opentelemetry/api';
+import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+import type { JsonObject } from '../json/json-value.js';
+import type { TaskStatus } from '../task/task-status.js';
+import { taskRunChannel, taskStatusChannel, type TaskRunMessage, type TaskStatusMessage } from './task-channels.js';
+
+/** Where telemetry goes; both default to the global OpenTelemetry providers (no-ops without an SDK). */
+export interface TelemetryOptions {
+  readonly tracerProvider?: TracerProvider;
+  readonly meterProvider?: MeterProvider;
+}
+
+/** What identifies a task in every event, span and metric. */
+export interface TaskLabels {
+  readonly taskId: string;
+  readonly tool: string;
+  readonly server: string;
+}
+
+const SCOPE = '@mcp-tasks/core';
+
+/**
+ * A node's telemetry: diagnostics_channel events, OpenTelemetry spans and metrics. Libraries only
+ * use the API; an application that starts an OpenTelemetry SDK gets the data, and one that does not
+ * pays for no-op calls. Channel messages are built only when someone subscribes.
+ */
+export class TaskTelemetry {
+  readonly #nodeId: string;
+  readonly #tracerProvider: TracerProvider | undefined;
+  readonly #created: Counter;
+  readonly #finished: Counter;
+  readonly #running: UpDownCounter;
+  readonly #runDuration: Histogram;
+  readonly #inputWaits: Counter;
+  readonly #cancelDelivery: Histogram;
+  readonly #quotaRefusals: Counter;
+
+  constructor(nodeId: string, options: TelemetryOptions = {}) {
+    this.#nodeId = nodeId;
+    this.#tracerProvider = options.tracerProvider;
+    // Instruments are made here, not at import: the global meter provider is a no-op until the
+    // application's SDK starts, and the API has no proxy for meters.
+    const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+    this.#created = meter.createCounter('mcp_tasks.created', { description: 'Tasks created on this node' });
+    this.#finished = meter.createCounter('mcp_tasks.finished', { description: 'Task runs ended on this node, by final status' });
+    this.#running = meter.createUpDownCounter('mcp_tasks.running', { description: 'Task runs executing on this node now' });
+    this.#runDuration = meter.createHistogram('mcp_tasks.run.duration', { description: 'Duration of task runs', unit: 's' });
+    this.#inputWaits = meter.createCounter('mcp_tasks.input.waits', { description: 'Times a task waited for client input' });
+    this.#cancelDelivery = meter.createHistogram('mcp_tasks.cancel.delivery', {
+      description: 'Time from a cancel being stored to the run on this node noticing it',
+      unit: 's',
+    });
+    this.#quotaRefusals = meter.createCounter('mcp_tasks.quota.refusals', { description: 'Task creations refused by maxPerPrincipal' });
+  }
+
+  created(task: TaskLabels): void {
+    this.#created.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.server': task.server });
+    this.status(task, 'working');
+  }
+
+  quotaRefused(tool: string, server: string): void {
+    this.#quotaRefusals.add(1, { 'gen_ai.tool.name': tool, 'mcp_tasks.server': server });
+  }
+
+  inputWait(task: TaskLabels): void {
+    this.#inputWaits.add(1, { 'gen_ai.tool.name': task.tool });
+  }
+
+  cancelDelivered(seconds: number): void {
+    this.#cancelDelivery.record(Math.max(0, seconds), { 'mcp_tasks.node.id': this.#nodeId });
+  }
+
+  /** Publishes a status transition this node made or saw. */
+  status(task: TaskLabels, status: TaskStatus): void {
+    if (!taskStatusChannel.hasSubscribers) return;
+    const message: TaskStatusMessage = { ...pick(task), nodeId: this.#nodeId, status, at: new Date() };
+    taskStatusChannel.publish(message);
+  }
+
+  /**
+   * Opens the telemetry of one run: the `start` event, the `execute_tool` span as a child of
+   * `parent` (the context of the `tools/call` that created the task), and the running gauge.
+   */
+  runStarted(task: TaskLabels, parent: Context): RunTelemetry {
+    return new RunTelemetry(task, this.#nodeId, parent, this.#tracerProvider, {
+      running: this.#running,
+      finished: this.#finished,
+      duration: this.#runDuration,
+    });
+  }
+}
+
+interface RunInstruments {
+  readonly running: UpDownCounter;
+  readonly finished: Counter;
+  readonly duration: Histogram;
+}
+
+/** The telemetry of one run, from start to end. */
+export class RunTelemetry {
+  /** The context the tool runs in: its own spans become children of `execute_tool`. */
+  readonly context: Context;
+  readonly #span: Span;
+  readonly #message: TaskRunMessage | undefined;
+  readonly #instruments: RunInstruments;
+  readonly #started = performance.now();
+  readonly #attributes: Record<string, string>;
+
+  constructor(task: TaskLabels, nodeId: string, parent: Context, tracerProvider: TracerProvider | undefined, instruments: RunInstruments) {
+    this.#instruments = instruments;
+    this.#attributes = { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': nodeId };
+    const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+    this.#span = tracer.startSpan(
+      `execute_tool ${task.tool}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': task.tool,
+          'gen_ai.tool.type': 'function',
+          'mcp.task.id': task.taskId,
+          'mcp_tasks.server': task.server,
+          'mcp_tasks.node.id': nodeId,
+        },
+      },
+      parent,
+    );
+    this.context = trace.setSpan(parent, this.#span);
+    instruments.running.add(1, this.#attributes);
+    if (taskRunChannel.hasSubscribers) {
+      this.#message = { ...pick(task), nodeId };
+      taskRunChannel.start.publish(this.#message);
+    }
+  }
+
+  /** Runs `fn` inside the run's span context. */
+  within<T>(fn: () => T): T {
+    return otelContext.with(this.context, fn);
+  }
+
+  /** The tool threw. */
+  threw(error: unknown, rpcError: JsonRpcErrorObject | undefined): void {
+    if (error instanceof Error) this.#span.recordException(error);
+    if (this.#message) {
+      this.#message.error = error;
+      if (rpcError) this.#message.rpcError = rpcError;
+      taskRunChannel.error.publish(this.#message);
+    }
+  }
+
+  /** The run is over and its outcome written; `status` is what the store holds now. */
+  ended(status: TaskStatus | null, outcome: { result?: JsonObject; error?: JsonRpcErrorObject }): void {
+    const final = status ?? 'expired';
+    this.#span.setAttribute('mcp.task.status', final);
+    if (status === 'failed' && outcome.error) {
+      this.#span.setAttribute('error.type', String(outcome.error.code));
+      this.#span.setAttribute('rpc.response.status_code', String(outcome.error.code));
+      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error.message });
+    } else if (status === 'completed' && outcome.result?.['isError'] === true) {
+      this.#span.setAttribute('error.type', 'tool_error');
+      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: 'The tool returned an error result' });
+    } else if (status === 'completed') {
+      this.#span.setStatus({ code: SpanStatusCode.OK });
+    }
+    this.#span.end();
+    this.#instruments.running.add(-1, this.#attributes);
+    this.#instruments.finished.add(1, { ...this.#attributes, 'mcp.task.status': final });
+    this.#instruments.duration.record((performance.now() - this.#started) / 1000, { ...this.#attributes, 'mcp.task.status': final });
+    if (this.#message) {
+      this.#message.status = status;
+      if (outcome.error) this.#message.rpcError = outcome.error;
+      taskRunChannel.end.publish(this.#message);
+    }
+  }
+}
+
+function pick(task: TaskLabels): TaskLabels {
+  return { taskId: task.taskId, tool: task.tool, server: task.server };
+}
