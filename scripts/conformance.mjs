@@ -50,7 +50,7 @@ function freePort() {
 }
 
 /** Starts the demo from source (tsx), so no build is needed; resolves once it listens. */
-async function startDemo(env) {
+export async function startDemo(env) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', DEMO], {
     cwd: root,
