@@ -39,7 +39,8 @@ export class TtlSweeper {
   readonly #logger: MaintenanceLogger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SweepResult> | undefined;
-  #stopped = true;
+  #started = false;
+  #stopRequested = false;
 
   constructor(context: SqlContext, schema: string, logger: MaintenanceLogger, config: TtlSweeperConfig = {}) {
     this.config = withDefaults<TtlSweeperConfig>(DEFAULTS, config);
@@ -52,15 +53,18 @@ export class TtlSweeper {
     this.#logger = logger;
   }
 
+  /** Sweeps every `intervalMs` until {@link stop}. Idempotent. */
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
+    if (this.#started) return;
+    this.#started = true;
+    this.#stopRequested = false;
     this.#schedule();
   }
 
   /** Stops the timer and waits for a sweep in progress to end (it stops between batches). */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#started = false;
+    this.#stopRequested = true;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running?.catch(() => undefined);
@@ -73,7 +77,7 @@ export class TtlSweeper {
   }
 
   #schedule(): void {
-    if (this.#stopped) return;
+    if (!this.#started) return;
     this.#timer = setTimeout(() => {
       this.runOnce()
         .catch((error: unknown) => this.#logger.error('TTL sweep failed', error))
@@ -97,7 +101,7 @@ export class TtlSweeper {
           deleted += count;
           batches += 1;
           this.testSignals.batchDeleted.signal(count);
-          if (count < this.config.batchSize || this.#stopped) break;
+          if (count < this.config.batchSize || this.#stopRequested) break;
           await new Promise((resolve) => setTimeout(resolve, this.config.batchPauseMs));
         }
         return { ran: true, deleted, batches };

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { newTaskId, type NewTask, type TaskOwner } from '@mcp-tasks/core';
+import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+
+let database: TestDatabase;
+let store: PostgresTaskStore;
+let admin: pg.Pool;
+
+before(async () => {
+  database = await createTestDatabase();
+  // The timer is off: each test runs a sweep when it wants one.
+  store = await PostgresTaskStore.connect({ connectionString: database.url, sweepIntervalMs: 0, sweeper: { batchSize: 100, batchPauseMs: 5 } });
+  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+
+after(async () => {
+  await store.close();
+  await admin.end();
+  await database.drop();
+});
+
+const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'sweeper', clientId: '', resource: '' });
+const task = (o: TaskOwner, ttlMs: number | null): NewTask => ({ taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs, pollIntervalMs: 1_000, nodeId: null });
+
+async function rowCount(): Promise<number> {
+  const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM mcp_tasks.tasks');
+  return rows[0]!.n;
+}
+
+test('expired tasks read as absent before the sweep, and the sweep deletes them in batches', async () => {
+  const o = owner();
+  const expiring = Array.from({ length: 250 }, () => task(o, 200));
+  const lasting = [...Array.from({ length: 5 }, () => task(o, null)), ...Array.from({ length: 5 }, () => task(o, 3_600_000))];
+  await Promise.all([...expiring, ...lasting].map((t) => store.create(t, { maxLive: Infinity })));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+
+  // Expired but not yet deleted: absent to every read.
+  assert.equal(await rowCount(), 260);
+  assert.equal(await store.get(expiring[0]!), undefined);
+  assert.equal((await store.controlStates(expiring.slice(0, 10))).size, 0);
+  assert.ok(await store.get(lasting[0]!));
+
+  store.sweeper.testSignals.batchDeleted.clear();
+  const result = await store.sweeper.runOnce();
+  assert.deepEqual(result, { ran: true, deleted: 250, batches: 3 });
+  const batches = [
+    await store.sweeper.testSignals.batchDeleted.waitOnce(),
+    await store.sweeper.testSignals.batchDeleted.waitOnce(),
+    await store.sweeper.testSignals.batchDeleted.waitOnce(),
+  ];
+  assert.deepEqual(batches, [100, 100, 50]);
+  assert.equal(await rowCount(), 10);
+  for (const t of lasting) assert.ok(await store.get(t));
+});
+
+test('only one node sweeps at a time: a sweep finds the lock taken and skips its round', async () => {
+  const o = owner();
+  const expiring = task(o, 50);
+  await store.create(expiring, { maxLive: Infinity });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const other = await admin.connect();
+  try {
+    const { rows } = await other.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended('mcp-tasks:ttl-sweeper:mcp_tasks', 0)) AS locked`);
+    assert.equal(rows[0]?.locked, true);
+    assert.deepEqual(await store.sweeper.runOnce(), { ran: false, deleted: 0, batches: 0 });
+    await other.query(`SELECT pg_advisory_unlock(hashtextextended('mcp-tasks:ttl-sweeper:mcp_tasks', 0))`);
+  } finally {
+    other.release();
+  }
+  assert.deepEqual(await store.sweeper.runOnce(), { ran: true, deleted: 1, batches: 1 });
+});
+
+test('the store sweeps on its own every sweepIntervalMs', async () => {
+  const timed = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, sweepIntervalMs: 50 });
+  try {
+    const t = task(owner(), 20);
+    await timed.create(t, { maxLive: Infinity });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    for (;;) {
+      const sweep = await timed.sweeper.testSignals.swept.waitOnce(5_000);
+      if (sweep.deleted > 0) break;
+    }
+    const { rows } = await admin.query('SELECT 1 FROM mcp_tasks.tasks WHERE id = $1', [t.taskId]);
+    assert.equal(rows.length, 0);
+  } finally {
+    await timed.close();
+  }
+});
