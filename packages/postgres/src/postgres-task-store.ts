@@ -42,6 +42,7 @@ import { readInput } from './sql/read-input.js';
 import { readWatchedStates } from './sql/read-watched-states.js';
 import { requestInput } from './sql/request-input.js';
 import { setStatusMessage } from './sql/set-status-message.js';
+import { refuseUnstorableValue } from './sql/refuse-unstorable-value.js';
 import { sqlContext, type SqlContext } from './sql/sql-context.js';
 
 /** Options of {@link PostgresTaskStore.connect}. Give `connectionString` or `pool`. */
@@ -135,51 +136,51 @@ export class PostgresTaskStore implements TaskStore {
   async create(task: NewTask, options: CreateOptions): Promise<TaskRecord> {
     validateNewTask(task);
     const statusMessage = task.statusMessage == null ? null : normaliseStatusMessage(task.statusMessage);
-    return createTask(this.#sql, task, statusMessage, options.maxLive);
+    return refuseUnstorableValue(() => createTask(this.#sql, task, statusMessage, options.maxLive));
   }
 
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {
     validateRef(ref);
-    return getTask(this.#sql, ref);
+    return refuseUnstorableValue(() => getTask(this.#sql, ref));
   }
 
   async setStatusMessage(ref: TaskRef, statusMessage: string): Promise<TaskRecord | undefined> {
     validateRef(ref);
-    return setStatusMessage(this.#sql, ref, normaliseStatusMessage(statusMessage));
+    return refuseUnstorableValue(() => setStatusMessage(this.#sql, ref, normaliseStatusMessage(statusMessage)));
   }
 
   async requestInput(ref: TaskRef, key: string, request: InputRequest): Promise<InputAsk> {
     validateRef(ref);
     validateInputRequest(key, request);
-    return requestInput(this.#sql, ref, key, request);
+    return refuseUnstorableValue(() => requestInput(this.#sql, ref, key, request));
   }
 
   async readInput(ref: TaskRef, key: string): Promise<InputAsk> {
     validateRef(ref);
     validateInputKey(key);
-    return readInput(this.#sql, ref, key);
+    return refuseUnstorableValue(() => readInput(this.#sql, ref, key));
   }
 
   async answerInput(ref: TaskRef, responses: InputResponses): Promise<InputAnswerResult | undefined> {
     validateRef(ref);
     validateInputResponses(responses);
-    return answerInput(this.#sql, ref, responses);
+    return refuseUnstorableValue(() => answerInput(this.#sql, ref, responses));
   }
 
   async cancel(ref: TaskRef): Promise<TaskRecord | undefined> {
     validateRef(ref);
-    return cancelTask(this.#sql, ref);
+    return refuseUnstorableValue(() => cancelTask(this.#sql, ref));
   }
 
   async finish(ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     validateRef(ref);
     validateOutcome(outcome);
-    return finishTask(this.#sql, ref, outcome);
+    return refuseUnstorableValue(() => finishTask(this.#sql, ref, outcome));
   }
 
   async controlStates(refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>> {
     for (const ref of refs) validateRef(ref);
-    return readControlStates(this.#sql, refs);
+    return refuseUnstorableValue(() => readControlStates(this.#sql, refs));
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe {
