@@ -128,8 +128,13 @@ describe('results', () => {
     assert.deepEqual(task['error'], { code: -32603, message: 'The job hit an internal protocol error', data: { reason: 'simulated' } });
   });
 
-  it('tools/list shows execution.taskSupport per task tool and none for greet', async () => {
-    const reply = await rpc(url, 'tools/list', {});
+  // The 2026-07-28 Tool has no `execution` (the SDK strips it there), so taskSupport shows to
+  // 2025-11-25 clients, which the same endpoint serves statelessly.
+  it('tools/list shows execution.taskSupport per task tool and none for greet (2025-11-25 clients)', async () => {
+    const reply = await post(url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    });
     const support = Object.fromEntries(reply.result!['tools'].map((t: any) => [t.name, t.execution?.taskSupport]));
     assert.deepEqual(support, {
       greet: undefined,
