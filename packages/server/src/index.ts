@@ -20,3 +20,8 @@ export {
 } from './owner/owner-resolver.js';
 export { classifySdkError } from './errors/classify-sdk-error.js';
 export { toProtocolError } from './errors/to-protocol-error.js';
+export { staticTokenVerifier, parseStaticTokens, type StaticToken, type StaticTokenTable } from './auth/static-token-verifier.js';
+export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token-verifier.js';
+export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
+export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
+export { checkRequestBody } from './handlers/check-request-body.js';

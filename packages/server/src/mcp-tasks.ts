@@ -1,5 +1,6 @@
 import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
-import { McpServer, ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type JSONRPCRequest, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
@@ -78,19 +79,31 @@ export class McpTasks {
    * requests that declare the extension, and adds `tasks/get`, `tasks/update`, `tasks/cancel`
    * and the extension capability. Call it once per `McpServer` instance (with `createMcpHandler`,
    * in the factory).
+   *
+   * With authorization, a tool's `scopes` are its SDK scope challenge (403 `insufficient_scope`
+   * before the call is handled), and every `tasks/*` request on its tasks gets the same challenge
+   * once the owner-scoped lookup found the task. Pass the factory's context (`requestInfo`) so
+   * that check resolves the owner from the same HTTP request as the handlers.
    */
-  register(server: McpServer, tools: readonly TaskTool<any, any>[]): void {
+  register(server: McpServer, tools: readonly TaskTool<any, any>[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
     const seams = server.server as unknown as ServerSeams;
     const serverName = this.#serverName ?? seams._serverInfo?.name ?? 'mcp-server';
-    const ownerOf = (ctx: ServerContext): Promise<TaskOwner> =>
-      Promise.resolve(this.#resolveOwner({ authInfo: ctx.http?.authInfo, request: ctx.http?.req, serverName }));
+    const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
+      Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
+    const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? context?.requestInfo);
     const byName = new Map<string, TaskTool>();
 
     for (const tool of tools) {
       byName.set(tool.name, tool);
       const registered = server.registerTool(
         tool.name,
-        { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.input,
+          annotations: tool.annotations,
+          ...(tool.scopes.length > 0 ? { scopeChallenge: requireScopes(...(tool.scopes as [string, ...string[]])) } : {}),
+        },
         (async (args: unknown, ctx: ServerContext) => runInline(tool, args, await ownerOf(ctx), ctx)) as never,
       );
       if (this.enabled) {
@@ -102,6 +115,12 @@ export class McpTasks {
 
     const deps: HandlerDeps = { runtime: this.runtime, ownerOf };
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    // The SDK asks McpServer.resolveScopeChallenge before dispatching each request (a seam it
+    // marks internal; test/auth-*.test.ts covers it): tasks/* get their task's scopes there.
+    const sdkChallenge = server.resolveScopeChallenge;
+    const taskChallenge = taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, context?.requestInfo) });
+    server.resolveScopeChallenge = (challengeContext) =>
+      TASK_METHODS.has(challengeContext.request.method) ? taskChallenge(challengeContext) : sdkChallenge(challengeContext);
     server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, tasksGet(deps) as never);
     server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, tasksUpdate(deps) as never);
     server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, tasksCancel(deps) as never);

@@ -3,14 +3,14 @@ import { ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcont
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
-import type { HandlerDeps } from './handler-deps.js';
+import { authorizedRef, type HandlerDeps } from './handler-deps.js';
 import { readTaskId } from './read-task-id.js';
 
 /**
  * `tasks/update`: records the answers in `inputResponses` and acks with an empty result. Unknown
  * and already answered keys are ignored; a partial answer keeps the task `input_required`. A
  * value that is not the bare result object of its request is refused with -32602 naming the key,
- * and nothing is stored.
+ * and nothing is stored. Needs the task's scopes.
  */
 export function tasksUpdate(deps: HandlerDeps) {
   return async (params: unknown, ctx: ServerContext) => {
@@ -27,7 +27,7 @@ export function tasksUpdate(deps: HandlerDeps) {
     const responses = ctx.mcpReq.inputResponses ?? {};
     try {
       validateInputResponses(responses);
-      await deps.runtime.update({ taskId, owner: await deps.ownerOf(ctx) }, responses);
+      await deps.runtime.update((await authorizedRef(deps, taskId, ctx)).ref, responses);
       return { resultType: 'complete' };
     } catch (error) {
       throw toProtocolError(error);

@@ -2,6 +2,7 @@ import { QuotaExceededError, RuntimeDrainingError, toTaskView } from '@mcp-tasks
 import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import { assertScopes } from '../auth/task-scopes.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { isInputRequired } from '../tool/is-input-required.js';
@@ -36,6 +37,9 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
       return options.inline(request, ctx);
     }
 
+    // Served through createMcpHandler, the SDK already answered a token without the tool's scopes
+    // with 403 (the tool's scopeChallenge); this is the fallback for other hosts.
+    assertScopes(tool.scopes, ctx.http?.authInfo);
     const args = parseArguments(tool, params.arguments, options.maxArgumentBytes);
     const owner = await deps.ownerOf(ctx);
     const inputResponses = ctx.mcpReq.inputResponses ?? {};
