@@ -1,3 +1,5 @@
+import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
+
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
 export interface DemoConfig {
   readonly port: number;
@@ -7,6 +9,8 @@ export interface DemoConfig {
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
   readonly maxPerPrincipal: number | undefined;
+  /** Bearer-token authorization (`MCP_TASKS_TOKENS`, or `MCP_TASKS_JWT_ISSUER`…); absent: none. */
+  readonly auth?: DemoAuthConfig | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -18,6 +22,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),
     maxPerPrincipal: env['MCP_TASKS_MAX_PER_PRINCIPAL'] === 'Infinity' ? Infinity : integer(env, 'MCP_TASKS_MAX_PER_PRINCIPAL', 1),
+    auth: authFromEnv(env),
   };
 }
 

@@ -1,10 +1,16 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { checkRequestBody } from '@mcp-tasks/server';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
+import type { EdgeAuth } from '../auth/edge-auth.js';
 import { readBody } from './read-body.js';
 
 /** Options of {@link createEdge}. */
 export interface EdgeOptions {
   readonly handler: McpHttpHandler;
+  /** More MCP endpoints by path (e.g. `/other/mcp`), beside `handler` at `/mcp`. */
+  readonly mounts?: Readonly<Record<string, McpHttpHandler>>;
+  /** Bearer-token authorization of the MCP paths, and their RFC 9728 metadata (absent: none). */
+  readonly auth?: EdgeAuth | undefined;
   /** Prometheus text for `GET /metrics`. */
   readonly metrics: () => string;
   /** Largest request body, in bytes. Default 4 MiB. */
@@ -12,9 +18,10 @@ export interface EdgeOptions {
 }
 
 /**
- * The node's HTTP edge: `GET /healthz`, `GET /metrics`, and MCP at `/mcp`. It parses the body
- * itself and hands `{ parsedBody, authInfo }` to the MCP handler, which is where later work puts
- * token checks and the `subscriptions/listen` stream for task notifications.
+ * The node's HTTP edge: `GET /healthz`, `GET /metrics` (no token needed), and MCP at `/mcp` (and
+ * each path of `mounts`). With `auth`, the MCP paths need a bearer token (401 otherwise) and their
+ * protected resource metadata is served. It parses the body itself, refuses what the SDK would
+ * silently repair (`checkRequestBody`), and hands `{ parsedBody, authInfo }` to the MCP handler.
  */
 export function createEdge(options: EdgeOptions): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -36,9 +43,20 @@ export function createEdge(options: EdgeOptions): RequestListener {
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(options.metrics());
       return;
     }
-    if (url.pathname !== '/mcp') {
+    const mcpPaths = ['/mcp', ...Object.keys(options.mounts ?? {})];
+    const document = options.auth?.metadata(new Request(url, { method: req.method ?? 'GET' }), mcpPaths);
+    if (document) return writeResponse(res, document);
+    const handler = url.pathname === '/mcp' ? options.handler : options.mounts?.[url.pathname];
+    if (!handler) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
+    }
+    let authInfo: AuthInfo | undefined;
+    if (options.auth) {
+      const authorization = req.headers.authorization;
+      const verdict = await options.auth.authenticate(new Request(url, authorization === undefined ? {} : { headers: { authorization } }), url.pathname);
+      if (verdict instanceof Response) return writeResponse(res, verdict);
+      authInfo = verdict;
     }
     let body: string | undefined;
     let parsedBody: unknown;
@@ -50,6 +68,11 @@ export function createEdge(options: EdgeOptions): RequestListener {
       } catch (error) {
         return jsonRpcError(res, 400, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`);
       }
+      const refusal = checkRequestBody(parsedBody);
+      if (refusal) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+        return;
+      }
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -59,7 +82,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const request = new Request(url, { method: req.method ?? 'GET', headers, body, signal: abort.signal });
-    const response = await options.handler.fetch(request, req.method === 'POST' ? { parsedBody } : {});
+    const response = await handler.fetch(request, { ...(req.method === 'POST' ? { parsedBody } : {}), ...(authInfo ? { authInfo } : {}) });
     await writeResponse(res, response);
   }
 }
