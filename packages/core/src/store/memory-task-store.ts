@@ -44,6 +44,7 @@ type MutableRecord = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, MutableRecord>();
   readonly #watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
+  readonly #followers = new Map<string, Set<() => void>>();
   readonly #now: () => number;
   readonly #sweep: NodeJS.Timeout;
 
@@ -112,8 +113,10 @@ export class MemoryTaskStore implements TaskStore {
       }
       record.inputs = { ...record.inputs, [key]: { request: structuredClone(request) } };
     }
+    const changed = !existing || record.status !== 'input_required';
     record.status = 'input_required';
     this.#touch(record);
+    if (changed) this.#changed(ref.taskId);
     return { state: 'pending' };
   }
 
@@ -147,6 +150,7 @@ export class MemoryTaskStore implements TaskStore {
     if (Object.values(inputs).every((input) => input.response !== undefined)) record.status = 'working';
     this.#touch(record);
     this.#signal(ref.taskId, { kind: 'input' });
+    this.#changed(ref.taskId);
     return { accepted, task: snapshot(record) };
   }
 
@@ -158,6 +162,7 @@ export class MemoryTaskStore implements TaskStore {
     record.status = 'cancelled';
     this.#touch(record);
     this.#signal(ref.taskId, { kind: 'cancelled' });
+    this.#changed(ref.taskId);
     return snapshot(record);
   }
 
@@ -174,6 +179,7 @@ export class MemoryTaskStore implements TaskStore {
       record.statusMessage = normaliseStatusMessage(outcome.statusMessage);
     }
     this.#touch(record);
+    this.#changed(ref.taskId);
     return snapshot(record);
   }
 
@@ -190,13 +196,13 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe {
-    let listeners = this.#watchers.get(taskId);
-    if (!listeners) this.#watchers.set(taskId, (listeners = new Set()));
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0) this.#watchers.delete(taskId);
-    };
+    return subscribe(this.#watchers, taskId, listener);
+  }
+
+  async follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined> {
+    validateRef(ref);
+    if (!this.#find(ref)) return undefined;
+    return subscribe(this.#followers, ref.taskId, listener);
   }
 
   /** Deletes expired tasks now; returns how many. */
@@ -215,6 +221,7 @@ export class MemoryTaskStore implements TaskStore {
   async close(): Promise<void> {
     clearInterval(this.#sweep);
     this.#watchers.clear();
+    this.#followers.clear();
   }
 
   #find(ref: TaskRef): MutableRecord | undefined {
@@ -251,6 +258,22 @@ export class MemoryTaskStore implements TaskStore {
     // Deliver asynchronously, as a database notification would arrive.
     for (const listener of [...listeners]) queueMicrotask(() => listener(signal));
   }
+
+  #changed(taskId: string): void {
+    const listeners = this.#followers.get(taskId);
+    if (!listeners) return;
+    for (const listener of [...listeners]) queueMicrotask(listener);
+  }
+}
+
+function subscribe<L>(registry: Map<string, Set<L>>, taskId: string, listener: L): Unsubscribe {
+  let listeners = registry.get(taskId);
+  if (!listeners) registry.set(taskId, (listeners = new Set()));
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && registry.get(taskId) === listeners) registry.delete(taskId);
+  };
 }
 
 function snapshot(record: MutableRecord): TaskRecord {

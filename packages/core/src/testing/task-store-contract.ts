@@ -291,6 +291,60 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
       });
     });
 
+    describe('following', () => {
+      test('a follower hears every change of status and outstanding input', async () => {
+        const ref = await created();
+        let pings = 0;
+        const seen: string[] = [];
+        const unfollow = await store.follow(ref, () => {
+          pings += 1;
+          void store.get(ref).then((task) => seen.push(`${task?.status}:${Object.keys(task?.inputs ?? {}).join(',')}`));
+        });
+        assert.ok(unfollow);
+        try {
+          // A store with a separate listener may need a moment to start listening.
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const before = pings;
+          await store.requestInput(ref, 'name', ELICIT);
+          await waitFor(() => pings > before);
+          const asked = pings;
+          await store.requestInput(ref, 'dirs', ROOTS);
+          await waitFor(() => pings > asked);
+          const second = pings;
+          await store.answerInput(ref, { name: { action: 'accept', content: { name: 'x' } }, dirs: { roots: [] } });
+          await waitFor(() => pings > second);
+          const answered = pings;
+          await store.finish(ref, DONE);
+          await waitFor(() => pings > answered && seen.some((s) => s.startsWith('completed')));
+        } finally {
+          unfollow();
+        }
+        const afterUnfollow = pings;
+        await store.cancel(ref);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.equal(pings, afterUnfollow, 'no ping after unfollow');
+      });
+
+      test('a cancel reaches followers', async () => {
+        const ref = await created();
+        let pinged = false;
+        const unfollow = await store.follow(ref, () => (pinged = true));
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await store.cancel(ref);
+          await waitFor(() => pinged);
+        } finally {
+          unfollow?.();
+        }
+      });
+
+      test('an unknown or foreign task cannot be followed', async () => {
+        const ref = await created();
+        assert.equal(await store.follow({ taskId: newTaskId(), owner: ref.owner }, () => {}), undefined);
+        assert.equal(await store.follow({ taskId: ref.taskId, owner: { ...ref.owner, server: 'other' } }, () => {}), undefined);
+      });
+    });
+
     describe('expiry', () => {
       test('an expired task reads as absent everywhere at once, before any sweep', async () => {
         const ref = await created({ ttlMs: 150 });

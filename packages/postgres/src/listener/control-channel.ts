@@ -1,6 +1,7 @@
 /** What a control notification asks of the node running a task. Payloads carry ids only. */
 export interface ControlMessage {
-  readonly op: 'cancel' | 'input';
+  /** `cancel` and `input` go to the running node; `status` (and both others) to followers. */
+  readonly op: 'cancel' | 'input' | 'status';
   readonly taskId: string;
 }
 
@@ -14,7 +15,7 @@ export function parseControlMessage(payload: string | undefined): ControlMessage
   if (!payload) return undefined;
   try {
     const message = JSON.parse(payload) as Partial<ControlMessage> | null;
-    if ((message?.op === 'cancel' || message?.op === 'input') && typeof message.taskId === 'string') {
+    if ((message?.op === 'cancel' || message?.op === 'input' || message?.op === 'status') && typeof message.taskId === 'string') {
       return { op: message.op, taskId: message.taskId };
     }
   } catch {

@@ -3,6 +3,7 @@ import { InvalidTaskValueError, TASK_LIMITS, isTerminal, ownerKey } from '@mcp-t
 import { sql } from 'kysely';
 import { touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskStatus } from '../schema/task-row.js';
+import { notifyFollowers } from './notify-followers.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
 
 /**
@@ -31,12 +32,15 @@ export async function requestInput(context: SqlContext, ref: TaskRef, key: strin
       ? sql``
       : sql`, inputs = inputs || jsonb_build_object(${key}::text, jsonb_build_object('request', ${JSON.stringify(request)}::jsonb)),
               input_keys = array_append(input_keys, ${key}::text)`;
+    // Followers hear of a new key or a move to input_required, not of a repeated ask.
+    const changed = !row.input || status !== 'input_required';
     await sql`
       UPDATE ${tasks}
          SET status = 'input_required',
              last_updated_at = ${touchedAt}
              ${addKey}
        WHERE id = ${ref.taskId} AND status IN ('working', 'input_required')
+      ${changed ? sql`RETURNING ${notifyFollowers(context.channel)}` : sql``}
     `.execute(trx);
     return { state: 'pending' };
   });
