@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpTasks } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
 import type { DemoConfig } from './config.js';
 import { createEdge } from './http/edge.js';
-import { countingStore } from './metrics/counting-store.js';
-import { DemoMetrics } from './metrics/prometheus.js';
+import { demoMetrics } from './metrics/demo-metrics.js';
 import { openStore } from './store/open-store.js';
 import { registerGreet, taskTools } from './tools/index.js';
 
@@ -29,20 +29,28 @@ export interface DemoServer {
   close(drainMs?: number): Promise<void>;
 }
 
+/** How a demo node reaches the process's OpenTelemetry SDK. */
+export interface DemoServerOptions {
+  /**
+   * The Prometheus reader of the SDK the process started (telemetry/start.ts): `/metrics` serves
+   * it and instruments come from the global providers. Without it the node keeps a meter provider
+   * of its own behind `/metrics`.
+   */
+  readonly prometheus?: PrometheusExporter | undefined;
+}
+
 /** Starts one demo node (what `npm run serve` runs). */
-export async function startDemoServer(config: DemoConfig): Promise<DemoServer> {
-  let metrics: DemoMetrics | undefined;
-  const store = countingStore(await openStore(config.databaseUrl), () => {
-    if (metrics) metrics.created += 1;
-  });
+export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
+  const metrics = demoMetrics(options.prometheus);
+  const store = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs });
   const tasks = new McpTasks({
     store,
+    ...(metrics.meterProvider ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
     ...(config.nodeId === undefined ? {} : { nodeId: config.nodeId }),
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
   });
-  metrics = new DemoMetrics(() => tasks.runtime.running);
   // Each McpServer's name is the server part of its tasks' owners.
   const handlerFor = (name: string) =>
     createMcpHandler(
@@ -57,7 +65,7 @@ export async function startDemoServer(config: DemoConfig): Promise<DemoServer> {
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
-  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, metrics: () => metrics.render() }));
+  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, metrics: metrics.serve }));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, () => resolve());
@@ -68,7 +76,7 @@ export async function startDemoServer(config: DemoConfig): Promise<DemoServer> {
     url: `http://${host}:${address.port}/mcp`,
     otherUrl: `http://${host}:${address.port}/other/mcp`,
     tasks,
-    async close(drainMs = 10_000) {
+    async close(drainMs = config.drainMs ?? 10_000) {
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       await tasks.drain(drainMs);
       http.closeAllConnections();
@@ -76,6 +84,7 @@ export async function startDemoServer(config: DemoConfig): Promise<DemoServer> {
       await otherHandler.close();
       await closed;
       await tasks.close();
+      await metrics.shutdown();
     },
   };
 }

@@ -10,6 +10,7 @@ import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
 import { taskToolsCall } from './handlers/tools-call.js';
 import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } from './owner/owner-resolver.js';
+import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
 import type { TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
 
@@ -60,6 +61,7 @@ export class McpTasks {
   readonly #resolveOwner: OwnerResolver;
   readonly #serverName: string | undefined;
   readonly #maxArgumentBytes: number;
+  readonly #tracer: McpRequestTracer;
 
   constructor(options: McpTasksOptions = {}) {
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
@@ -72,6 +74,7 @@ export class McpTasks {
     this.#resolveOwner = resolveOwner ?? defaultOwnerResolver(hostScope === undefined ? {} : { hostScope });
     this.#serverName = serverName;
     this.#maxArgumentBytes = maxArgumentBytes ?? 1024 * 1024;
+    this.#tracer = new McpRequestTracer(runtimeOptions.telemetry?.tracerProvider);
   }
 
   /**
@@ -121,9 +124,11 @@ export class McpTasks {
     const taskChallenge = taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, context?.requestInfo) });
     server.resolveScopeChallenge = (challengeContext) =>
       TASK_METHODS.has(challengeContext.request.method) ? taskChallenge(challengeContext) : sdkChallenge(challengeContext);
-    server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, tasksGet(deps) as never);
-    server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, tasksUpdate(deps) as never);
-    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, tasksCancel(deps) as never);
+    const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
+      (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
+    server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
+    server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
+    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', tasksCancel(deps)) as never);
 
     // A CreateTaskResult must leave unwrapped (the wrapped tools/call handler validates results
     // as CallToolResult), so tools/call moves to the fallback handler and delegates to the
@@ -134,7 +139,7 @@ export class McpTasks {
     const previous = server.server.fallbackRequestHandler;
     const toolsCall = taskToolsCall(deps, { tools: byName, inline, maxArgumentBytes: this.#maxArgumentBytes });
     server.server.fallbackRequestHandler = async (request, ctx) => {
-      if (request.method === 'tools/call') return toolsCall(request, ctx);
+      if (request.method === 'tools/call') return this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
       if (previous) return previous(request, ctx);
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     };
@@ -150,4 +155,14 @@ export class McpTasks {
     await this.runtime.close();
     await this.runtime.store.close();
   }
+}
+
+function taskIdOf(params: unknown): { taskId?: string } {
+  const taskId = typeof params === 'object' && params !== null ? (params as { taskId?: unknown }).taskId : undefined;
+  return typeof taskId === 'string' ? { taskId } : {};
+}
+
+function toolNameOf(request: JSONRPCRequest): { toolName?: string } {
+  const name = (request.params as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? { toolName: name } : {};
 }

@@ -11,8 +11,8 @@ export interface EdgeOptions {
   readonly mounts?: Readonly<Record<string, McpHttpHandler>>;
   /** Bearer-token authorization of the MCP paths, and their RFC 9728 metadata (absent: none). */
   readonly auth?: EdgeAuth | undefined;
-  /** Prometheus text for `GET /metrics`. */
-  readonly metrics: () => string;
+  /** Answers `GET /metrics` (Prometheus text). */
+  readonly metrics: (req: IncomingMessage, res: ServerResponse) => void;
   /** Largest request body, in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -40,7 +40,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
       return;
     }
     if (url.pathname === '/metrics' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(options.metrics());
+      options.metrics(req, res);
       return;
     }
     const mcpPaths = ['/mcp', ...Object.keys(options.mounts ?? {})];
