@@ -7,3 +7,6 @@ export { ControlListener, type ControlListenerConfig, type ControlListenerHooks,
 export { TtlSweeper, type SweepResult, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 export { TestSignal } from './maintenance/test-signal.js';
 export { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
+export { NodeLease, type NodeLeaseConfig, type NodeLeaseState } from './maintenance/node-lease.js';
+export { LeaseReaper, type LeaseReaperConfig, type ReapResult } from './maintenance/lease-reaper.js';
+export { LEASE_ERROR_CODE, leaseErrorText, type LeaseFailureReason } from './sql/lease-error.js';

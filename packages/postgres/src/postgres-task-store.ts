@@ -27,7 +27,9 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { controlChannelOf, type ControlMessage } from './listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from './listener/control-listener.js';
+import { LeaseReaper, type LeaseReaperConfig } from './maintenance/lease-reaper.js';
 import { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
+import { NodeLease, type NodeLeaseConfig } from './maintenance/node-lease.js';
 import { TtlSweeper, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 import { migrate } from './migrations/migrate.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema/schema-name.js';
@@ -68,6 +70,18 @@ export interface PostgresTaskStoreOptions {
   readonly listener?: ControlListenerConfig;
   /** Where background problems are reported. Default: the console. */
   readonly logger?: MaintenanceLogger;
+  /**
+   * This node's id. Given, the store holds a node lease (`<schema>.nodes`) from `connect` to
+   * `close`, runs the lease reaper, and the runtime records this id on the tasks it runs (it
+   * reads {@link PostgresTaskStore.nodeId}). Without it there is no lease and nothing is reaped.
+   */
+  readonly nodeId?: string;
+  /** How long the node's lease lasts without renewal (ms); renewed every third of it. Default 30 000. */
+  readonly leaseMs?: number;
+  /** Further lease settings (renewal interval, batch size). */
+  readonly lease?: Omit<NodeLeaseConfig, 'leaseMs'>;
+  /** Lease reaper settings; the interval defaults to `leaseMs / 3`. `intervalMs: 0` disables the reaper on this node. */
+  readonly reaper?: LeaseReaperConfig;
 }
 
 /**
@@ -84,6 +98,12 @@ export class PostgresTaskStore implements TaskStore {
   readonly listener: ControlListener;
   /** The TTL sweeper; exposed for `runOnce()` and its test signals. */
   readonly sweeper: TtlSweeper;
+  /** The node this store holds a lease for (`undefined`: no lease); the runtime records it on tasks. */
+  readonly nodeId: string | undefined;
+  /** The node lease, when `nodeId` was given; exposed for its state and test signals. */
+  readonly lease: NodeLease | undefined;
+  /** The lease reaper (started by `connect` when there is a lease); exposed for `runOnce()` and its test signals. */
+  readonly reaper: LeaseReaper;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #db: Kysely<TasksDatabase>;
@@ -102,6 +122,15 @@ export class PostgresTaskStore implements TaskStore {
       throw error;
     }
     if ((options.sweepIntervalMs ?? 60_000) > 0) store.sweeper.start();
+    if (store.lease) {
+      try {
+        await store.lease.start();
+      } catch (error) {
+        await store.close();
+        throw error;
+      }
+      if (options.reaper?.intervalMs !== 0) store.reaper.start();
+    }
     return store;
   }
 
@@ -118,6 +147,14 @@ export class PostgresTaskStore implements TaskStore {
     this.#sql = sqlContext(this.#db, this.schema, channel);
     const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.sweeper = new TtlSweeper(this.#sql, this.schema, this.#logger, { ...options.sweeper, intervalMs: sweepIntervalMs > 0 ? sweepIntervalMs : 60_000 });
+    this.nodeId = options.nodeId;
+    const leaseMs = options.leaseMs ?? 30_000;
+    this.lease =
+      options.nodeId === undefined
+        ? undefined
+        : new NodeLease(this.#sql, options.nodeId, this.#logger, { ...options.lease, leaseMs }, () => void this.#rescanWatched());
+    const reapIntervalMs = options.reaper?.intervalMs || Math.max(1, Math.floor(leaseMs / 3));
+    this.reaper = new LeaseReaper(this.#sql, this.schema, this.#logger, { ...options.reaper, intervalMs: reapIntervalMs });
     this.listener = new ControlListener(
       listenerConnectionConfig(this.#pool),
       channel,
@@ -197,7 +234,9 @@ export class PostgresTaskStore implements TaskStore {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#watchers.clear();
-      await Promise.allSettled([this.sweeper.stop(), this.listener.stop()]);
+      await Promise.allSettled([this.sweeper.stop(), this.reaper.stop(), this.listener.stop()]);
+      // Last, after the runtime settled its runs: another node's reaper fails whatever is left.
+      await this.lease?.stop();
       if (this.#ownsPool) await this.#db.destroy();
     })();
     return this.#closed;

@@ -27,7 +27,7 @@ export type TaskExecute<Args> = (args: Args, ctx: TaskContext) => Promise<JsonOb
 export interface TaskRuntimeOptions {
   /** Where tasks live: `MemoryTaskStore` on one node, `PostgresTaskStore` on several. */
   readonly store: TaskStore;
-  /** This node's id, recorded on the tasks it runs. Default: a random UUID. */
+  /** This node's id, recorded on the tasks it runs. Default: the store's leased `nodeId`, else a random UUID. */
   readonly nodeId?: string;
   /** Time to live from creation, `null` for unlimited. Default one hour. */
   readonly ttlMs?: number | null;
@@ -80,7 +80,11 @@ export class TaskRuntime {
 
   constructor(options: TaskRuntimeOptions) {
     this.store = options.store;
-    this.nodeId = options.nodeId ?? randomUUID();
+    const leasedNodeId = options.store.nodeId;
+    if (leasedNodeId !== undefined && options.nodeId !== undefined && options.nodeId !== leasedNodeId) {
+      throw new RangeError(`nodeId ${JSON.stringify(options.nodeId)} differs from the store's leased node ${JSON.stringify(leasedNodeId)}`);
+    }
+    this.nodeId = options.nodeId ?? leasedNodeId ?? randomUUID();
     this.ttlMs = options.ttlMs === undefined ? DEFAULTS.ttlMs : options.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
     this.maxPerPrincipal = options.maxPerPrincipal ?? DEFAULTS.maxPerPrincipal;

@@ -61,6 +61,13 @@ export type Unsubscribe = () => void;
  */
 export interface TaskStore {
   /**
+   * The node this store holds a lease for, if it keeps node leases (`PostgresTaskStore` with a
+   * `nodeId`). The runtime then records this id on the tasks it runs, so that when the lease
+   * expires the store's reaper can fail them; a runtime given a different `nodeId` is refused.
+   */
+  readonly nodeId?: string | undefined;
+
+  /**
    * Creates a task in `working`, durably: once this resolves, `get` finds it on every node.
    * Throws {@link QuotaExceededError} when the owner already has `maxLive` live tasks; the check
    * and the insert are atomic under concurrency.

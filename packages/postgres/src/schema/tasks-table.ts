@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { NodesTable } from './nodes-table.js';
 
 /** A `tasks` row as pg returns it (bigint columns arrive as strings). */
 export interface TasksTable {
@@ -27,6 +28,7 @@ export interface TasksTable {
 /** The tables of one mcp-tasks schema, for kysely. */
 export interface TasksDatabase {
   tasks: TasksTable;
+  nodes: NodesTable;
 }
 
 /** A selected `tasks` row. */

@@ -7,12 +7,14 @@ export interface SqlContext {
   readonly db: Kysely<TasksDatabase>;
   /** `<schema>.tasks`, ready to splice into a statement. */
   readonly tasks: RawBuilder<unknown>;
+  /** `<schema>.nodes` (node leases), ready to splice into a statement. */
+  readonly nodes: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
 }
 
 export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
-  return { db, tasks: sql.id(schema, 'tasks'), channel };
+  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), channel };
 }
 
 /** The same context on another executor (a transaction or a pinned connection). */
