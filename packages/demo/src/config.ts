@@ -9,6 +9,10 @@ export interface DemoConfig {
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
   readonly maxPerPrincipal: number | undefined;
+  /** The node lease (`MCP_TASKS_LEASE_MS`, with a database); default 30 000. */
+  readonly leaseMs?: number | undefined;
+  /** How long a SIGTERM waits for running tasks before failing them (`MCP_TASKS_DRAIN_MS`); default 10 000. */
+  readonly drainMs?: number | undefined;
   /** Bearer-token authorization (`MCP_TASKS_TOKENS`, or `MCP_TASKS_JWT_ISSUER`…); absent: none. */
   readonly auth?: DemoAuthConfig | undefined;
 }
@@ -23,6 +27,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),
     maxPerPrincipal: env['MCP_TASKS_MAX_PER_PRINCIPAL'] === 'Infinity' ? Infinity : integer(env, 'MCP_TASKS_MAX_PER_PRINCIPAL', 1),
     auth: authFromEnv(env),
+    leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),
+    drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),
   };
 }
 
