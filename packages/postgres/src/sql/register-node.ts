@@ -14,7 +14,9 @@ export interface NodeLeaseRow {
 export async function registerNode(context: SqlContext, nodeId: string, leaseMs: number): Promise<NodeLeaseRow> {
   const { rows } = await sql<{ started_at: Date; lease_expires_at: Date }>`
     INSERT INTO ${context.nodes} AS n (node_id, started_at, renewed_at, lease_expires_at, lease_ms)
-    VALUES (${nodeId}, clock_timestamp(), clock_timestamp(), clock_timestamp() + ${leaseMs}::bigint * interval '1 millisecond', ${leaseMs}::bigint)
+    SELECT ${nodeId}, clock, clock, clock + ${leaseMs}::bigint * interval '1 millisecond', ${leaseMs}::bigint
+      -- Milliseconds, what a JavaScript Date holds: renewals compare started_at with this value.
+      FROM (SELECT date_trunc('milliseconds', clock_timestamp()) AS clock) AS now
     ON CONFLICT (node_id) DO UPDATE
        SET started_at = excluded.started_at,
            renewed_at = excluded.renewed_at,
