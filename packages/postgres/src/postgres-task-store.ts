@@ -141,6 +141,10 @@ export class PostgresTaskStore implements TaskStore {
     this.#ownsPool = !options.pool;
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     if (this.#ownsPool) this.#pool.on('error', (error) => this.#logger.error('idle pool connection failed', error));
+    // A connection the store holds between statements (the sweeper's and reaper's pinned lock
+    // connection) that the server terminates emits 'error' with no listener, which would crash
+    // the process; its next statement fails instead, and the pool discards it on release.
+    if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => this.#logger.warn('a pool connection failed', error)));
     this.#logger = options.logger ?? consoleLogger;
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     const channel = controlChannelOf(this.schema);
