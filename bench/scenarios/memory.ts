@@ -1,0 +1,83 @@
+// Scenario 7, memory: resident memory of a node process holding many tasks that wait for input.
+// Each run is a fresh child process (bench/scenarios/memory-child.ts, --expose-gc); the delta is
+// taken after forced GCs, before the tasks start and once all of them are input_required.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
+
+interface ChildReport {
+  running: number;
+  rssBefore: number;
+  rssAfter: number;
+  heapBefore: number;
+  heapAfter: number;
+  startSeconds: number;
+  pollMs: number;
+}
+
+const MB = 1024 * 1024;
+
+function runChild(context: BenchContext, tasks: number): Promise<ChildReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', path.join('bench', 'scenarios', 'memory-child.ts')], {
+      cwd: context.root,
+      env: { ...process.env, DATABASE_URL: context.databaseUrl, TASKS: String(tasks) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+    child.once('exit', (code) => {
+      const line = stdout.trim().split('\n').at(-1);
+      if (code !== 0 || !line) return reject(new Error(`memory child exited with ${code}: ${stderr}`));
+      resolve(JSON.parse(line) as ChildReport);
+    });
+  });
+}
+
+export async function runMemory(context: BenchContext): Promise<ScenarioResult> {
+  const tasks = context.quick ? 1_000 : 10_000;
+  const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
+  const rss: number[] = [];
+  const rssTotal: number[] = [];
+  const heap: number[] = [];
+  const perTask: number[] = [];
+  const startRate: number[] = [];
+  const poll: number[] = [];
+  try {
+    for (let run = 0; run < context.runs; run += 1) {
+      await admin.query('TRUNCATE mcp_tasks.tasks');
+      const report = await runChild(context, tasks);
+      if (report.running !== tasks) throw new Error(`${report.running} of ${tasks} tasks were running`);
+      rss.push((report.rssAfter - report.rssBefore) / MB);
+      rssTotal.push(report.rssAfter / MB);
+      heap.push((report.heapAfter - report.heapBefore) / MB);
+      perTask.push((report.heapAfter - report.heapBefore) / tasks / 1024);
+      startRate.push(tasks / report.startSeconds);
+      poll.push(report.pollMs);
+      context.log(`  run ${run + 1}: RSS +${rss.at(-1)!.toFixed(1)} MB (total ${rssTotal.at(-1)!.toFixed(0)} MB), heap +${heap.at(-1)!.toFixed(1)} MB, poll ${report.pollMs.toFixed(0)} ms`);
+    }
+  } finally {
+    await admin.end();
+  }
+  return {
+    number: 7,
+    title: 'Memory: tasks waiting for input',
+    method:
+      `A child process (\`bench/scenarios/memory-child.ts\`, \`--expose-gc\`) with a \`TaskRuntime\` (\`maxPerPrincipal: Infinity\`, 100 owners) on a ` +
+      `\`PostgresTaskStore\` starts ${tasks.toLocaleString('en-US')} tasks, each blocked in \`ctx.elicit\`, and waits until all are \`input_required\` in the table. ` +
+      `Memory is read after three forced GCs, before the tasks (after a warm-up of 50 tasks) and with all of them waiting. ` +
+      `The backstop poll is one \`controlStates\` read of every waiting task, which the runtime repeats every \`pollIntervalMs\` (1 s).`,
+    metrics: [
+      { name: `RSS delta, ${tasks.toLocaleString('en-US')} waiting tasks`, unit: 'MB', values: rss, target: atMost(150), digits: 1 },
+      { name: 'RSS of the process with them', unit: 'MB', values: rssTotal, digits: 0 },
+      { name: 'heapUsed delta', unit: 'MB', values: heap, digits: 1 },
+      { name: 'heapUsed per waiting task', unit: 'KiB', values: perTask, digits: 2 },
+      { name: 'tasks started and waiting per second (16 starters)', unit: 'tasks/s', values: startRate, digits: 0 },
+      { name: 'one backstop poll of all waiting tasks', unit: 'ms', values: poll, digits: 0 },
+    ],
+    notes: [],
+  };
+}

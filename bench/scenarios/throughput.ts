@@ -1,0 +1,71 @@
+// Scenarios 1 and 2 together: the ceiling, the store (quota on and off) and pg-boss run in
+// turns within each round (ceiling, store, store ∞, pg-boss; then the next round), so a noisy
+// neighbour or a checkpoint hits all of them alike, and every ratio is taken within one round.
+import { above, atLeast, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
+import { openCeiling } from './ceiling.js';
+import type { LoadShape, ThroughputSubject } from './load-shape.js';
+import { openPgBoss } from './pg-boss.js';
+import { openStoreLoad } from './store-throughput.js';
+
+export async function runThroughput(context: BenchContext): Promise<ScenarioResult[]> {
+  const shape: LoadShape = { clients: 8, perClient: context.quick ? 50 : 1_000 };
+  const subjects: ThroughputSubject[] = [];
+  try {
+    const ceiling = await openCeiling(context.databaseUrl, shape);
+    subjects.push(ceiling);
+    const store = await openStoreLoad(context.databaseUrl, shape, 100);
+    subjects.push(store);
+    const unlimited = await openStoreLoad(context.databaseUrl, shape, Infinity);
+    subjects.push(unlimited);
+    const boss = await openPgBoss(context.databaseUrl, shape);
+    subjects.push(boss);
+
+    // A short warm-up of each (JIT, plan caches, connections), not recorded.
+    const warmUp: LoadShape = { ...shape, perClient: Math.min(shape.perClient, 100) };
+    for (const subject of subjects) await subject.run(-1, warmUp);
+
+    const rates = new Map<ThroughputSubject, number[]>(subjects.map((subject) => [subject, []]));
+    for (let round = 0; round < context.runs; round += 1) {
+      for (const subject of subjects) {
+        const rate = await subject.run(round, shape);
+        rates.get(subject)!.push(rate);
+        context.log(`  run ${round + 1}: ${subject.label}: ${rate.toFixed(0)} tasks/s`);
+      }
+    }
+    const of = (subject: ThroughputSubject) => rates.get(subject)!;
+    const ratio = (a: number[], b: number[]) => a.map((value, i) => value / b[i]!);
+    const method =
+      `${shape.clients} concurrent clients on a pool of ${shape.clients} connections; each creates a task and completes it, ` +
+      `${shape.perClient} times per run (${shape.clients * shape.perClient} tasks). Every subject starts each run from an empty table; ` +
+      `the subjects take turns within each round and ratios are taken within a round.`;
+    const ceilingResult: ScenarioResult = {
+      number: 1,
+      title: 'The ceiling: plain SQL on the same table',
+      method:
+        `${method} Plain SQL on the schema of the project's migrations (schema \`bench_ceiling\`): ` +
+        `\`INSERT\` of a working task row, then \`UPDATE … SET status = 'completed', result = …\` (autocommit, same durability settings).`,
+      metrics: [{ name: 'created + completed', unit: 'tasks/s', values: of(ceiling), digits: 0 }],
+      notes: [],
+    };
+    const storeResult: ScenarioResult = {
+      number: 2,
+      title: 'Store throughput: PostgresTaskStore beside pg-boss',
+      method:
+        `${method} \`PostgresTaskStore.create\` (one owner per client, so the default quota of 100 is checked on every create ` +
+        `but never refuses) then \`finish\`; the same with \`maxLive: Infinity\` (no advisory lock, no count); pg-boss 10 ` +
+        `\`send\` + \`fetch\` + \`complete\` on a fresh queue per run, pool \`max: ${shape.clients}\`, supervision and scheduling off.`,
+      metrics: [
+        { name: 'store, maxLive 100', unit: 'tasks/s', values: of(store), digits: 0 },
+        { name: 'store, maxLive ∞', unit: 'tasks/s', values: of(unlimited), digits: 0 },
+        { name: 'pg-boss send/fetch/complete', unit: 'jobs/s', values: of(boss), digits: 0 },
+        { name: 'store (maxLive 100) / ceiling', unit: '×', values: ratio(of(store), of(ceiling)), target: atLeast(0.67), digits: 2 },
+        { name: 'store (maxLive ∞) / ceiling', unit: '×', values: ratio(of(unlimited), of(ceiling)), digits: 2 },
+        { name: 'store (maxLive 100) / pg-boss', unit: '×', values: ratio(of(store), of(boss)), target: above(1), digits: 2 },
+      ] satisfies Metric[],
+      notes: [],
+    };
+    return [ceilingResult, storeResult];
+  } finally {
+    for (const subject of subjects) await subject.close();
+  }
+}

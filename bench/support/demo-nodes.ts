@@ -1,0 +1,56 @@
+// Demo nodes as separate processes (`packages/demo/src/node/main.ts` through tsx), as in production.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+export interface DemoNode {
+  readonly url: string;
+  readonly process: ChildProcess;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startDemoNode(root: string, databaseUrl: string, nodeId: string, env: Record<string, string> = {}): Promise<DemoNode> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo node ${nodeId} did not start within 60 s: ${stderr}`)), 60_000);
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`demo node ${nodeId} exited with ${code}: ${stderr}`));
+    });
+  });
+  return { url, process: child };
+}
+
+export async function stopDemoNode(node: DemoNode): Promise<void> {
+  if (node.process.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => node.process.once('exit', () => resolve()));
+  node.process.kill('SIGTERM');
+  const timer = setTimeout(() => node.process.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
