@@ -11,6 +11,8 @@ export interface Report {
   readonly scenarios: readonly ScenarioResult[];
   /** Scenarios that threw: number → error message. */
   readonly failures: ReadonlyMap<number, string>;
+  /** bench/findings.md: the analysis of the last full run (why targets were missed), kept by hand. */
+  readonly findings?: string;
 }
 
 export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
@@ -53,7 +55,7 @@ export function renderReport(report: Report): string {
     for (const metric of scenario.metrics) {
       if (!metric.target) continue;
       const s = summarize(metric.values);
-      lines.push(`| ${scenario.number} | ${metric.name} | ${metric.target.text} ${metric.unit} | ${fmt(s.median, metric)} | ${fmt(s.min, metric)}–${fmt(s.max, metric)} | ${metric.target.met(s.median, metric.values) ? 'yes' : '**no**'} |`);
+      lines.push(`| ${scenario.number} | ${metric.name} | ${metric.target.text}${metric.unit ? ` ${metric.unit}` : ''} | ${fmt(s.median, metric)} | ${fmt(s.min, metric)}–${fmt(s.max, metric)} | ${metric.target.met(s.median, metric.values) ? 'yes' : '**no**'} |`);
     }
   }
   for (const [number, message] of report.failures) lines.push(`| ${number} | (scenario failed) | | | | **no** |`), void message;
@@ -85,6 +87,7 @@ export function renderReport(report: Report): string {
     for (const note of scenario.notes) lines.push(`- ${note}`);
     if (scenario.notes.length) lines.push('');
   }
+  if (report.findings) lines.push('## Findings', '', report.findings.trim(), '');
   return lines.join('\n');
 }
 

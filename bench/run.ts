@@ -2,7 +2,7 @@
 //   node --conditions=source --import tsx bench/run.ts [--quick] [--out FILE] [--only 1,2,…]
 // Creates a fresh database for the run, runs the scenarios in order, writes the markdown
 // document (default docs/benchmarks.md), and drops the database.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -63,7 +63,16 @@ try {
     }
     log(`  took ${((performance.now() - scenarioStarted) / 1000).toFixed(1)} s`);
   }
-  const markdown = renderReport({ environment, quick, runs, durationS: (performance.now() - started) / 1000, scenarios: results, failures });
+  const findings = quick ? undefined : await readFile(path.join(root, 'bench/findings.md'), 'utf8').catch(() => undefined);
+  const markdown = renderReport({
+    environment,
+    quick,
+    runs,
+    durationS: (performance.now() - started) / 1000,
+    scenarios: results,
+    failures,
+    ...(findings === undefined ? {} : { findings }),
+  });
   await writeFile(out, markdown);
   log(`wrote ${out}`);
 } finally {
