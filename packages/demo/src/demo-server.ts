@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpTasks } from '@mcp-tasks/server';
+import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
@@ -25,6 +25,8 @@ export interface DemoServer {
   /** The URL of the second server (`/other/mcp`, server {@link OTHER_SERVER_NAME}). */
   readonly otherUrl: string;
   readonly tasks: McpTasks;
+  /** The `/mcp` handler, with `notifications/tasks` on `subscriptions/listen` (its open streams and follows). */
+  readonly listen: TaskListenHandler;
   /** Stops taking requests, drains running tasks up to `drainMs`, closes the store. */
   close(drainMs?: number): Promise<void>;
 }
@@ -51,9 +53,10 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
   });
-  // Each McpServer's name is the server part of its tasks' owners.
+  // Each McpServer's name is the server part of its tasks' owners. tasks.listen serves
+  // subscriptions/listen with taskIds (notifications/tasks) in front of the SDK's handler.
   const handlerFor = (name: string) =>
-    createMcpHandler(
+    tasks.listen(createMcpHandler(
       (context) => {
         const server = new McpServer({ name, version: '0.1.0' });
         registerGreet(server);
@@ -61,7 +64,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
         return server;
       },
       { onerror: (error) => console.error('demo: mcp error:', error) },
-    );
+    ), { serverName: name, serverInfo: { name, version: '0.1.0' }, onerror: (error) => console.error('demo: task listen error:', error) });
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
@@ -76,6 +79,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     url: `http://${host}:${address.port}/mcp`,
     otherUrl: `http://${host}:${address.port}/other/mcp`,
     tasks,
+    listen: handler,
     async close(drainMs = config.drainMs ?? 10_000) {
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       await tasks.drain(drainMs);

@@ -1,10 +1,11 @@
 import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
-import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type JSONRPCRequest, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type Implementation, type JSONRPCRequest, type McpHttpHandler, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
+import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
@@ -34,6 +35,14 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
+/** Options of {@link McpTasks.listen}. */
+export interface McpTasksListenOptions extends Pick<TaskListenOptions, 'keepAliveMs' | 'maxTaskIds' | 'onerror'> {
+  /** The name of the `McpServer`s the handler's factory builds (the server part of their tasks' owners). Default: `serverName` of the options. */
+  readonly serverName?: string;
+  /** Stamped on the listen result that closes a stream. Default `{ name: serverName, version: '0.0.0' }`. */
+  readonly serverInfo?: Implementation;
+}
+
 /** The SDK seams this adapter uses that the `McpServer` types do not show. */
 interface ServerSeams {
   _serverInfo?: { name?: string };
@@ -62,6 +71,7 @@ export class McpTasks {
   readonly #serverName: string | undefined;
   readonly #maxArgumentBytes: number;
   readonly #tracer: McpRequestTracer;
+  readonly #listens = new Set<TaskListenHandler>();
 
   constructor(options: McpTasksOptions = {}) {
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
@@ -145,13 +155,40 @@ export class McpTasks {
     };
   }
 
-  /** Stops taking tasks and waits up to `deadlineMs` for running ones; the rest fail clearly. */
+  /**
+   * Puts `notifications/tasks` on `subscriptions/listen` in front of `handler` (the SDK serves
+   * listens only for list-changed kinds): the returned handler serves listens that carry
+   * `params.notifications.taskIds` for the caller's own tasks (owner resolved as for `tasks/*`,
+   * with their scopes) and passes everything else to `handler`. {@link drain} and {@link close}
+   * end its open streams. See {@link withTaskListen}.
+   */
+  listen(handler: McpHttpHandler, options: McpTasksListenOptions = {}): TaskListenHandler {
+    const serverName = options.serverName ?? this.#serverName;
+    if (serverName === undefined) throw new Error('McpTasks.listen: pass serverName (the name of the McpServer the handler serves)');
+    const listen = withTaskListen(handler, {
+      runtime: this.runtime,
+      ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
+      serverInfo: options.serverInfo ?? { name: serverName, version: '0.0.0' },
+      ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+      ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),
+      ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
+    });
+    this.#listens.add(listen);
+    return listen;
+  }
+
+  /**
+   * Stops taking tasks and waits up to `deadlineMs` for running ones; the rest fail clearly. Then
+   * ends the open task listen streams (after a last look at their tasks, so the failures go out).
+   */
   async drain(deadlineMs: number): Promise<void> {
     await this.runtime.drain(deadlineMs);
+    await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
   }
 
   /** Stops the runtime and closes the store. */
   async close(): Promise<void> {
+    await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     await this.runtime.close();
     await this.runtime.store.close();
   }

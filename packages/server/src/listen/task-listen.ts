@@ -1,0 +1,303 @@
+import { isWellFormedTaskId, type TaskOwner, type TaskRuntime } from '@mcp-tasks/core';
+import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
+import { missingScopes } from '../auth/task-scopes.js';
+import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
+import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
+import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
+import { TaskFollower } from './task-follower.js';
+
+/** Options of {@link withTaskListen}. */
+export interface TaskListenOptions {
+  /** The runtime whose tasks are followed (`McpTasks.runtime`). */
+  readonly runtime: TaskRuntime;
+  /** The owner of a listen request's caller, resolved exactly as the `tasks/*` handlers resolve it. */
+  ownerOf(authInfo: AuthInfo | undefined, request: Request): Promise<TaskOwner>;
+  /** Interval of `: keepalive` comments. Default 15 s (the SDK's). */
+  readonly keepAliveMs?: number;
+  /** Most task ids one listen may follow; the rest are left out of the acknowledgement. Default 100. */
+  readonly maxTaskIds?: number;
+  /** Stamped on the graceful-close result's `_meta` (`io.modelcontextprotocol/serverInfo`), as the SDK does. */
+  readonly serverInfo?: Implementation;
+  /** Errors that do not reach the client (a failed re-read, an SDK stream that broke). */
+  readonly onerror?: (error: Error) => void;
+}
+
+/**
+ * An MCP HTTP handler that serves `notifications/tasks` on `subscriptions/listen` in front of the
+ * SDK's handler, and is that handler for everything else.
+ */
+export interface TaskListenHandler extends McpHttpHandler {
+  /** Ends every open task listen stream gracefully (final re-read, then the listen result). */
+  endStreams(): Promise<void>;
+  /** Open task listen streams. */
+  readonly openStreams: number;
+  /** Store follow subscriptions held by open streams (0 when nobody listens). */
+  readonly following: number;
+}
+
+interface OpenStream {
+  end(graceful: boolean): Promise<void>;
+  followers(): number;
+}
+
+const MAX_TASK_IDS = 100;
+
+/**
+ * Puts the tasks part of `subscriptions/listen` in front of `handler`. The SDK's listen router
+ * strips `params.notifications.taskIds` and its event bus carries only list-changed kinds, so a
+ * listen that carries `taskIds` is served here:
+ *
+ * - without the tasks extension in the request's client capabilities: -32021 (HTTP 400);
+ * - otherwise the SDK is given the same request without `taskIds` first, so its checks
+ *   (protocol version, `Mcp-Method`, body) answer exactly as for any listen, and so it serves the
+ *   standard kinds the request also asked for; its acknowledgement is extended with the agreed
+ *   `taskIds` and its frames are passed through;
+ * - a task id is agreed to when it is the caller's (full owner) and the token has the task's
+ *   scopes; unknown, foreign, expired and missing-scope ids are all just left out;
+ * - after the acknowledgement, each agreed task's current state is sent as `notifications/tasks`
+ *   (its DetailedTask, as `tasks/get` returns it without `resultType`), then every new state;
+ * - a terminal task is unfollowed after its last state; when every agreed task is terminal and
+ *   no standard kind is served, the stream ends with the listen result (the graceful close);
+ * - a client that goes away (abort, cancel) ends the stream and unfollows everything.
+ *
+ * Every other request (including listens without `taskIds`) goes to `handler` unchanged.
+ */
+export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptions): TaskListenHandler {
+  const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+  const maxTaskIds = options.maxTaskIds ?? MAX_TASK_IDS;
+  const onerror = (error: Error) => {
+    try {
+      options.onerror?.(error);
+    } catch {
+      // The error callback must not break a stream.
+    }
+  };
+  const open = new Set<OpenStream>();
+
+  async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
+    if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
+    let parsedBody = requestOptions?.parsedBody;
+    if (parsedBody === undefined) {
+      try {
+        parsedBody = JSON.parse(await request.clone().text());
+      } catch {
+        return handler.fetch(request, requestOptions);
+      }
+    }
+    const forward = { ...requestOptions, parsedBody };
+    const listen = readTaskListen(parsedBody);
+    if (!listen) return handler.fetch(request, forward);
+
+    const taskIds = taskIdsOf(listen);
+    if (taskIds === undefined) {
+      return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of strings' } });
+    }
+    // The SDK serves the same listen without taskIds: its checks come first, and it serves the
+    // standard kinds (acknowledging {} and closing at once when none was asked for).
+    const sdkResponse = await handler.fetch(request, { ...forward, parsedBody: listen.withoutTaskIds });
+    if (sdkResponse.status !== 200 || !(sdkResponse.headers.get('content-type') ?? '').startsWith('text/event-stream') || !sdkResponse.body) {
+      return sdkResponse;
+    }
+    const sdk = new SseFrameReader(sdkResponse.body);
+    if (!declaresTasksExtension({ mcpReq: { envelope: listen.meta } })) {
+      sdk.cancel();
+      const error = missingTasksCapability('subscriptions/listen with notifications.taskIds');
+      return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+    }
+    const ack = await sdk.next();
+    const honored = ackNotifications(ack?.message);
+    if (honored === undefined) {
+      // Not the SDK's listen stream as we know it: leave it to the SDK.
+      sdk.cancel();
+      onerror(new Error('subscriptions/listen: the SDK stream did not start with an acknowledgement'));
+      return handler.fetch(request, forward);
+    }
+    const sdkServes = Object.keys(honored).length > 0;
+    if (!sdkServes) sdk.cancel();
+    return serveStream(request, requestOptions?.authInfo, listen, taskIds.slice(0, maxTaskIds), honored, sdkServes ? sdk : undefined);
+  }
+
+  async function serveStream(
+    request: Request,
+    authInfo: AuthInfo | undefined,
+    listen: TaskListenRequest,
+    taskIds: readonly string[],
+    honored: Record<string, unknown>,
+    sdk: SseFrameReader | undefined,
+  ): Promise<Response> {
+    const subscriptionId: RequestId = listen.id;
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let closed = false;
+    let started = false;
+    const pending: string[] = [];
+    const write = (frame: string) => {
+      if (closed) return;
+      if (!started) {
+        pending.push(frame);
+        return;
+      }
+      try {
+        controller.enqueue(encoder.encode(frame));
+      } catch (error) {
+        onerror(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+
+    const followers: TaskFollower[] = [];
+    let keepAlive: NodeJS.Timeout | undefined;
+    const stream: OpenStream = {
+      followers: () => followers.filter((f) => f.following).length,
+      async end(graceful) {
+        if (closed) return;
+        if (graceful) {
+          // A last look, so states written just before the end (a drain failing tasks) still go out.
+          await Promise.race([Promise.all(followers.map((f) => f.flush())), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+          if (closed) return;
+          write(closeFrame(subscriptionId, options.serverInfo));
+        }
+        teardown();
+        // Until the reader took the last frames (bounded), so a host closing its sockets next does not cut them off.
+        for (let waited = 0; graceful && (controller?.desiredSize ?? 0) < 0 && waited < 1_000; waited += 10) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      },
+    };
+    const teardown = () => {
+      if (closed) return;
+      closed = true;
+      for (const follower of followers) follower.stop();
+      if (keepAlive) clearInterval(keepAlive);
+      request.signal.removeEventListener('abort', onAbort);
+      sdk?.cancel();
+      open.delete(stream);
+      try {
+        controller?.close();
+      } catch {
+        // Already closed or cancelled.
+      }
+    };
+    const onAbort = () => teardown();
+    request.signal.addEventListener('abort', onAbort, { once: true });
+    open.add(stream);
+
+    const allEnded = () => followers.every((f) => f.ended);
+    const onEnd = () => {
+      if (!sdk && allEnded()) void stream.end(true);
+    };
+
+    // Follow first, then read (TaskFollower.follow): nothing that changes after the read is missed.
+    let owner: TaskOwner | undefined;
+    try {
+      owner = await options.ownerOf(authInfo, request);
+    } catch (error) {
+      onerror(error instanceof Error ? error : new Error(String(error)));
+    }
+    const agreed: string[] = [];
+    if (owner) {
+      const followed = await Promise.all(
+        taskIds.map(async (taskId) => {
+          if (!isWellFormedTaskId(taskId) || closed) return undefined;
+          try {
+            const found = await TaskFollower.follow(options.runtime, { taskId, owner }, {
+              onState: (task) => write(notificationFrame('notifications/tasks', { ...task }, subscriptionId)),
+              onEnd,
+              onError: onerror,
+            });
+            if (!found) return undefined;
+            if (missingScopes(found.record.scopes, authInfo).length > 0 || closed) {
+              found.follower.stop();
+              return undefined;
+            }
+            return found.follower;
+          } catch (error) {
+            onerror(error instanceof Error ? error : new Error(String(error)));
+            return undefined;
+          }
+        }),
+      );
+      for (const follower of followed) {
+        if (!follower) continue;
+        followers.push(follower);
+        agreed.push(follower.ref.taskId);
+      }
+      // The client may have gone while the follows were under way.
+      if (closed) for (const follower of followers) follower.stop();
+    }
+
+    const readable = new ReadableStream<Uint8Array>({
+      start(streamController) {
+        controller = streamController;
+        started = true;
+        if (closed) {
+          streamController.close();
+          return;
+        }
+        write(notificationFrame('notifications/subscriptions/acknowledged', { notifications: { ...honored, taskIds: agreed } }, subscriptionId));
+        for (const frame of pending.splice(0)) write(frame);
+        if (followers.length === 0 && !sdk) {
+          void stream.end(true);
+          return;
+        }
+        for (const follower of followers) follower.start();
+        keepAlive = setInterval(() => write(KEEPALIVE_FRAME), Math.max(1, keepAliveMs));
+        keepAlive.unref();
+        if (sdk) void pipeSdk(sdk);
+      },
+      cancel() {
+        teardown();
+      },
+    }, { highWaterMark: 0 });
+
+    async function pipeSdk(reader: SseFrameReader): Promise<void> {
+      try {
+        for (;;) {
+          const frame = await reader.next();
+          if (!frame) break;
+          if (!frame.message) continue; // its keepalives: this stream sends its own
+          if (frame.message['id'] === subscriptionId && ('result' in frame.message || 'error' in frame.message)) break;
+          write(`${frame.raw}\n\n`);
+        }
+      } catch (error) {
+        if (!closed) onerror(error instanceof Error ? error : new Error(String(error)));
+      }
+      // The SDK ended its part (its handler closed): the server is going away; end gracefully.
+      if (!closed) await stream.end(true);
+    }
+
+    return new Response(readable, { status: 200, headers: SSE_HEADERS });
+  }
+
+  const endStreams = async () => {
+    await Promise.all([...open].map((stream) => stream.end(true)));
+  };
+
+  return {
+    fetch,
+    notify: handler.notify,
+    bus: handler.bus,
+    endStreams,
+    async close() {
+      await endStreams();
+      await handler.close();
+    },
+    get openStreams() {
+      return open.size;
+    },
+    get following() {
+      let count = 0;
+      for (const stream of open) count += stream.followers();
+      return count;
+    },
+  };
+}
+
+/** The `notifications` of the SDK's acknowledgement for this subscription, or undefined when `message` is not it. */
+function ackNotifications(message: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (message?.['method'] !== 'notifications/subscriptions/acknowledged') return undefined;
+  const params = message['params'];
+  if (typeof params !== 'object' || params === null) return undefined;
+  const notifications = (params as { notifications?: unknown }).notifications;
+  return typeof notifications === 'object' && notifications !== null ? { ...(notifications as Record<string, unknown>) } : {};
+}
