@@ -26,7 +26,10 @@ CREATE TABLE tasks (
   input_keys       text[]      NOT NULL DEFAULT '{}',
   result           jsonb,
   error            jsonb,
-  node_id          text
+  node_id          text,
+  -- Set once someone follows the task (notifications/tasks): only then do status changes NOTIFY,
+  -- which keeps NOTIFY's commit lock off the create/complete path of unfollowed tasks.
+  followed         boolean     NOT NULL DEFAULT false
 );
 
 -- The TTL sweeper's scan.

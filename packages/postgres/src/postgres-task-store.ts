@@ -38,6 +38,7 @@ import { answerInput } from './sql/answer-input.js';
 import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
+import { followTask } from './sql/follow-task.js';
 import { getTask } from './sql/get-task.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -110,6 +111,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #sql: SqlContext;
   readonly #logger: MaintenanceLogger;
   readonly #watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
+  readonly #followers = new Map<string, Set<() => void>>();
   #closed: Promise<void> | undefined;
 
   /** Opens a store; applies migrations first unless `migrate: false`, and starts the sweeper. */
@@ -235,9 +237,29 @@ export class PostgresTaskStore implements TaskStore {
     };
   }
 
+  async follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined> {
+    validateRef(ref);
+    if (!(await refuseUnstorableValue(() => followTask(this.#sql, ref)))) return undefined;
+    let listeners = this.#followers.get(ref.taskId);
+    if (!listeners) this.#followers.set(ref.taskId, (listeners = new Set()));
+    listeners.add(listener);
+    // Changes made before the listener listens are covered by its rescan, which pings followers.
+    if (!this.#closed) this.listener.start();
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.#followers.get(ref.taskId) === listeners) this.#followers.delete(ref.taskId);
+    };
+  }
+
+  /** How many tasks this store instance follows now (0 when no follower is left); for tests and metrics. */
+  get followedTaskCount(): number {
+    return this.#followers.size;
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#watchers.clear();
+      this.#followers.clear();
       await Promise.allSettled([this.sweeper.stop(), this.reaper.stop(), this.listener.stop()]);
       // Last, after the runtime settled its runs: another node's reaper fails whatever is left.
       await this.lease?.stop();
@@ -247,7 +269,18 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   #deliver(message: ControlMessage): void {
-    this.#signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
+    if (message.op !== 'status') this.#signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
+    this.#pingFollowers(message.taskId);
+  }
+
+  #pingFollowers(taskId: string): void {
+    for (const listener of [...(this.#followers.get(taskId) ?? [])]) {
+      try {
+        listener();
+      } catch (error) {
+        this.#logger.error(`a follower of task ${taskId} threw`, error);
+      }
+    }
   }
 
   #signal(taskId: string, signal: TaskSignal): void {
@@ -267,6 +300,7 @@ export class PostgresTaskStore implements TaskStore {
    * watched task and signal what changed (ended: cancelled; otherwise a wake so waiters re-read).
    */
   async #rescanWatched(): Promise<void> {
+    for (const taskId of [...this.#followers.keys()]) this.#pingFollowers(taskId);
     const taskIds = [...this.#watchers.keys()];
     if (taskIds.length === 0) return;
     try {

@@ -7,7 +7,7 @@ import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
+import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
@@ -180,6 +180,17 @@ export class TaskRuntime {
     if (task.status !== 'cancelled') return;
     this.#telemetry.status(labelsOf(task), 'cancelled');
     this.#runs.get(ref.taskId)?.abort();
+  }
+
+  /**
+   * Follows a task for `notifications/tasks`: `onChange` runs after each change of its status or
+   * outstanding input, made on any node. Throws {@link TaskNotFoundError} for unknown, expired or
+   * foreign ids.
+   */
+  async follow(ref: TaskRef, onChange: () => void): Promise<Unsubscribe> {
+    const unsubscribe = await this.store.follow(ref, onChange);
+    if (!unsubscribe) throw new TaskNotFoundError();
+    return unsubscribe;
   }
 
   /**

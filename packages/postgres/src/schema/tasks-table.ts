@@ -23,6 +23,7 @@ export interface TasksTable {
   result: unknown;
   error: unknown;
   node_id: string | null;
+  followed: Generated<boolean>;
 }
 
 /** The tables of one mcp-tasks schema, for kysely. */

@@ -4,11 +4,12 @@ import { sql } from 'kysely';
 import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
+import { notifyFollowers } from './notify-followers.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
  * Ends a live task with its outcome, compare-and-set on the live statuses: `undefined` when it
- * already ended (a cancel won) or is gone. No NOTIFY: nobody waits on a finish through the channel.
+ * already ended (a cancel won) or is gone. Only followed tasks NOTIFY (for notifications/tasks); the running node needs no signal.
  */
 export async function finishTask(context: SqlContext, ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
   const result = outcome.status === 'completed' ? JSON.stringify(outcome.result) : null;
@@ -23,7 +24,7 @@ export async function finishTask(context: SqlContext, ref: TaskRef, outcome: Tas
            status_message = ${statusMessage},
            last_updated_at = ${touchedAt}
      WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
-    RETURNING *
+    RETURNING *, ${notifyFollowers(context.channel)}
   `.execute(context.db);
   return rows[0] && toTaskRecord(rows[0]);
 }
