@@ -9,6 +9,8 @@ export interface ListenFrame {
 }
 
 export interface ListenStream {
+  /** The listen request's JSON-RPC id (the subscription id). */
+  readonly id: number | string;
   readonly status: number;
   readonly headers: Headers;
   /** Every frame so far. */
@@ -47,12 +49,14 @@ export async function listen(url: string, taskIds: readonly string[] | undefined
   };
   if (options.token) headers['authorization'] = `Bearer ${options.token}`;
   const notifications = { ...options.filter, ...(taskIds === undefined ? {} : { taskIds }) };
-  const body = { jsonrpc: '2.0', id: options.id ?? nextId++, method: 'subscriptions/listen', params: { notifications, _meta: envelope(options.tasks ?? true) } };
+  const id = options.id ?? nextId++;
+  const body = { jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: envelope(options.tasks ?? true) } };
   const abort = new AbortController();
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: abort.signal });
   const frames: ListenFrame[] = [];
   const messages = () => frames.flatMap((f) => (f.message ? [f.message] : []));
   const stream = {
+    id,
     status: res.status,
     headers: res.headers,
     frames,
