@@ -9,12 +9,14 @@ export interface SqlContext {
   readonly tasks: RawBuilder<unknown>;
   /** `<schema>.nodes` (node leases), ready to splice into a statement. */
   readonly nodes: RawBuilder<unknown>;
+  /** `<schema>.create_task`, the one-round-trip create with its quota check (migration 0003). */
+  readonly createTaskFunction: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
 }
 
 export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
-  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), channel };
+  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), createTaskFunction: sql.id(schema, 'create_task'), channel };
 }
 
 /** The same context on another executor (a transaction or a pinned connection). */
