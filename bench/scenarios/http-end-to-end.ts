@@ -40,9 +40,9 @@ export async function runHttpEndToEnd(context: BenchContext): Promise<ScenarioRe
     number: 3,
     title: 'End to end over HTTP: three demo nodes',
     method:
-      `${NODES} demo nodes, each its own process (\`node --conditions=source --import tsx packages/demo/src/node/main.ts\`, ` +
+      `${NODES} demo nodes, each its own process (\`node packages/demo/dist/node/main.js\`, ` +
       `\`DATABASE_URL\`, default pool of 10; without auth every caller shares the host scope, so all tasks have one owner), on one PostgreSQL. ` +
-      `${CLIENTS} concurrent clients (raw JSON-RPC over \`fetch\`, keep-alive, the extension declared in \`_meta\`) round-robin over the nodes: ` +
+      `${CLIENTS} concurrent clients (raw JSON-RPC over \`node:http\`, keep-alive, the extension declared in \`_meta\`) round-robin over the nodes: ` +
       `\`tools/call slow_compute {seconds: 0}\` on one node, then \`tasks/get\` on the next node, back to back, until the task reads \`completed\`. ` +
       `A task counts when its completed \`tasks/get\` arrives. ${context.quick ? 2 : 10} s per run after a warm-up; the load generator runs on the same ` +
       `machine as the nodes and PostgreSQL. Measured with the default configuration (judged) and again with the quota off.`,

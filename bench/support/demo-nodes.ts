@@ -1,4 +1,5 @@
-// Demo nodes as separate processes (`packages/demo/src/node/main.ts` through tsx), as in production.
+// Demo nodes as separate processes running the built `packages/demo/dist/node/main.js`, as in production
+// (scripts/bench.mjs runs `tsc -b` first).
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
@@ -20,7 +21,7 @@ export async function freePort(): Promise<number> {
 
 export async function startDemoNode(root: string, databaseUrl: string, nodeId: string, env: Record<string, string> = {}): Promise<DemoNode> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
+  const child = spawn(process.execPath, ['packages/demo/dist/node/main.js'], {
     cwd: root,
     env: { ...process.env, ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId },
     stdio: ['ignore', 'pipe', 'pipe'],

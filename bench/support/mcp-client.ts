@@ -1,4 +1,5 @@
-// A raw JSON-RPC client for the demo's MCP endpoint (protocol 2026-07-28), over fetch (undici, keep-alive).
+// A raw JSON-RPC client for the demo's MCP endpoint (protocol 2026-07-28), over node:http with keep-alive.
+import http from 'node:http';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const META = {
@@ -8,6 +9,11 @@ const META = {
 };
 
 let nextId = 1;
+
+// node:http with a keep-alive agent rather than fetch: the load generator shares the machine's two
+// cores with the nodes and PostgreSQL, and fetch (undici's WHATWG layer) costs the client several
+// times what the request costs the server.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 export interface RpcReply {
   readonly result?: Record<string, any>;
@@ -25,9 +31,8 @@ export async function rpc(url: string, method: string, params: Record<string, un
   if (method === 'tools/call') headers['mcp-name'] = String(params['name']);
   if (method.startsWith('tasks/')) headers['mcp-name'] = String(params['taskId']);
   const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: META } });
-  const response = await fetch(url, { method: 'POST', headers, body });
-  const text = await response.text();
-  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+  const { contentType, text } = await post(url, headers, body);
+  if (contentType.includes('text/event-stream')) {
     for (const line of text.split('\n')) {
       if (!line.startsWith('data: ')) continue;
       const message = JSON.parse(line.slice(6));
@@ -36,4 +41,21 @@ export async function rpc(url: string, method: string, params: Record<string, un
     throw new Error(`no reply in the event stream of ${method}`);
   }
   return JSON.parse(text);
+}
+
+function post(url: string, headers: Record<string, string>, body: string): Promise<{ contentType: string; text: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }

@@ -80,7 +80,11 @@ export function createEdge(options: EdgeOptions): RequestListener {
       for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
     }
     const abort = new AbortController();
-    res.on('close', () => abort.abort());
+    // Only a client that left before the answer aborts the request: aborting after every answer
+    // would build an AbortError (and the SDK's teardown errors) for each request served.
+    res.on('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     const request = new Request(url, { method: req.method ?? 'GET', headers, body, signal: abort.signal });
     const response = await handler.fetch(request, { ...(req.method === 'POST' ? { parsedBody } : {}), ...(authInfo ? { authInfo } : {}) });
     await writeResponse(res, response);
@@ -93,11 +97,17 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
     if (name === 'set-cookie') headers[name] = response.headers.getSetCookie();
     else headers[name] = value;
   });
-  res.writeHead(response.status, headers);
   if (!response.body) {
-    res.end();
+    res.writeHead(response.status, headers).end();
     return;
   }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    // A whole JSON answer goes out in one write with a length: no chunked framing, one syscall.
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) }).end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
   res.flushHeaders();
   const reader = response.body.getReader();
   try {
