@@ -16,8 +16,9 @@ const ORIGIN = 'https://mcp.example.test';
 const RESOURCE = `${ORIGIN}/mcp`;
 let issuer: string;
 let jwks: Server;
-let privateKey: CryptoKey;
-let strangerKey: CryptoKey;
+type SigningKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+let privateKey: SigningKey;
+let strangerKey: SigningKey;
 let demo: DemoServer;
 
 before(async () => {
@@ -39,7 +40,7 @@ after(async () => {
 });
 
 interface Claims { iss?: string; aud?: string | string[]; sub?: string; client_id?: string; azp?: string; scope?: string; scp?: string[]; exp?: number; nbf?: number }
-async function token(overrides: Claims = {}, key: CryptoKey = privateKey): Promise<string> {
+async function token(overrides: Claims = {}, key: SigningKey = privateKey): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const claims: Claims = { iss: issuer, aud: RESOURCE, sub: 'alice', client_id: 'app-a', scope: 'export read', exp: now + 300, ...overrides };
   return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' }).setIssuedAt().sign(key);

@@ -7,6 +7,9 @@ import { taskTools } from '@mcp-tasks/demo';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { envelope } from './server-raw-client.js';
 
+/** A JSON-RPC reply as the tests read it. */
+type JsonRpcReply = { result: Record<string, any>; error: { code: number; message: string } };
+
 let tasks: McpTasks;
 let handler: TaskListenHandler;
 
@@ -93,9 +96,9 @@ describe('the listen edge in front of the SDK handler', () => {
   it('leaves header checks to the SDK (-32020) and refuses taskIds that are not strings (-32602)', async () => {
     const mismatch = await handler.fetch(request('subscriptions/listen', { notifications: { taskIds: ['x'] } }, { 'mcp-method': 'tools/list' }));
     assert.equal(mismatch.status, 400);
-    assert.equal((await mismatch.json()).error.code, -32020);
+    assert.equal(((await mismatch.json()) as JsonRpcReply).error.code, -32020);
     const bad = await handler.fetch(request('subscriptions/listen', { notifications: { taskIds: 'x' } }));
-    assert.equal((await bad.json()).error.code, -32602);
+    assert.equal(((await bad.json()) as JsonRpcReply).error.code, -32602);
   });
 
   it('passes other requests through, and reports each state once, in order, through a fast input round', async () => {
@@ -108,7 +111,7 @@ describe('the listen edge in front of the SDK handler', () => {
       for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     };
     const outstanding = async () => {
-      const reply = await (await handler.fetch(request('tasks/get', { taskId }, { 'mcp-name': taskId }))).json();
+      const reply = (await (await handler.fetch(request('tasks/get', { taskId }, { 'mcp-name': taskId }))).json()) as JsonRpcReply;
       return Object.keys(reply.result.inputRequests ?? {}).length;
     };
     await until(async () => (await outstanding()) === 2);

@@ -77,7 +77,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
     assert.deepEqual(first['params']['notifications'], { taskIds: [taskId] });
     assert.equal(first['params']['_meta']['io.modelcontextprotocol/subscriptionId'], stream.id);
 
-    const expect = async (status: string, count: number) => {
+    const expect = async (status: string, count: number): Promise<Record<string, any>> => {
       await stream.until(() => stream.tasks().length >= count, 10_000, `${status} (#${count})`);
       const event = stream.tasks()[count - 1]!;
       assert.equal(event['status'], status);

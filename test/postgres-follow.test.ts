@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { newTaskId, type NewTask, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
+import { newTaskId, type NewTask, type TaskOutcome, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'follow', clientId: 'client', resource: '' });
 const newTask = (): NewTask => ({ taskId: newTaskId(), owner: owner(), tool: 't', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: 'a' });
-const DONE = { status: 'completed', result: { content: [] } } as const;
+const DONE: TaskOutcome = { status: 'completed', result: { content: [] } };
 
 describe('following tasks across nodes', () => {
   let database: TestDatabase;

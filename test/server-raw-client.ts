@@ -4,8 +4,12 @@ export const TASKS = 'io.modelcontextprotocol/tasks';
 
 export interface RpcReply {
   readonly status: number;
+  /** The `WWW-Authenticate` header, which the auth answers are about. */
+  readonly challenge: string | null;
   readonly result?: Record<string, any>;
   readonly error?: { code: number; message: string; data?: any };
+  /** The whole JSON-RPC message (or `{}` for an empty body). */
+  readonly body: any;
 }
 
 let nextId = 1;
@@ -18,8 +22,8 @@ export function envelope(declareTasks: boolean): Record<string, unknown> {
   };
 }
 
-/** Sends one request; `tasks` (default true) declares the extension in the request's envelope. */
-export async function rpc(url: string, method: string, params: Record<string, unknown>, options: { tasks?: boolean } = {}): Promise<RpcReply> {
+/** The standard 2026-07-28 headers of a request, `Mcp-Name` included. */
+export function requestHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -28,8 +32,17 @@ export async function rpc(url: string, method: string, params: Record<string, un
   };
   if (method === 'tools/call' && typeof params['name'] === 'string') headers['mcp-name'] = params['name'];
   if (method.startsWith('tasks/') && typeof params['taskId'] === 'string') headers['mcp-name'] = params['taskId'];
-  const body = { jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(options.tasks ?? true) } };
-  return post(url, JSON.stringify(body), headers);
+  return headers;
+}
+
+/** A JSON-RPC request body with the envelope in `_meta`. */
+export function requestBody(method: string, params: Record<string, unknown>, declareTasks: boolean): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(declareTasks) } });
+}
+
+/** Sends one request; `tasks` (default true) declares the extension in the request's envelope. */
+export async function rpc(url: string, method: string, params: Record<string, unknown>, options: { tasks?: boolean } = {}): Promise<RpcReply> {
+  return post(url, requestBody(method, params, options.tasks ?? true), requestHeaders(method, params));
 }
 
 /** Posts a raw body and reads the JSON-RPC reply (JSON or SSE). */
@@ -43,8 +56,8 @@ export async function post(url: string, body: string, headers: Record<string, st
       .map((line) => JSON.parse(line.slice(6)));
     text = JSON.stringify(messages.find((m) => 'result' in m || 'error' in m));
   }
-  const message = JSON.parse(text);
-  return { status: res.status, result: message.result, error: message.error };
+  const message = text === '' ? {} : JSON.parse(text);
+  return { status: res.status, challenge: res.headers.get('www-authenticate'), result: message.result, error: message.error, body: message };
 }
 
 /** Polls tasks/get until `done(task)` holds. */

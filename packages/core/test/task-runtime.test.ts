@@ -202,6 +202,7 @@ describe('progress and cancellation', () => {
       finish: (ref, outcome) => store.finish(ref, outcome),
       controlStates: (refs) => store.controlStates(refs),
       watch: () => () => {},
+      follow: (ref, listener) => store.follow(ref, listener),
       close: () => store.close(),
     };
     const rt = runtime({ store: deaf, pollIntervalMs: 30 });

@@ -137,7 +137,7 @@ describe('diagnostics_channel events', () => {
     const originals = channels.map((c) => c.publish);
     for (const c of channels) {
       c.publish = () => {
-        throw new Error(`published on ${c.name} without subscribers`);
+        throw new Error(`published on ${String(c.name)} without subscribers`);
       };
     }
     try {
