@@ -9,9 +9,9 @@ export interface BatchedServiceConfig {
   /** Rows per statement. */
   readonly batchSize: number;
   /**
-   * Longest pause between two batches of one round (ms). The pause is as long as the batch before
-   * it, up to this, so a round takes at most half of a connection's time and of the rows' lock
-   * time however slow the database is, yet a large backlog is not stretched by a fixed sleep.
+   * Longest pause between two batches of one round (ms). The pause is half as long as the batch
+   * before it, up to this, so a round leaves at least a third of its time to other work however
+   * slow the database is, yet a large backlog is not stretched by a fixed sleep per batch.
    */
   readonly batchPauseMs: number;
 }
@@ -93,9 +93,9 @@ export abstract class LeaderRoundService<Result> {
     return { result, tookMs: performance.now() - started };
   }
 
-  /** The pause before the next batch: as long as the last one took, at most `batchPauseMs`. */
+  /** The pause before the next batch: half as long as the last one took, at most `batchPauseMs`. */
   protected pauseAfter(tookMs: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.min(this.#timing.batchPauseMs, Math.ceil(tookMs))));
+    return new Promise((resolve) => setTimeout(resolve, Math.min(this.#timing.batchPauseMs, Math.ceil(tookMs / 2))));
   }
 
   async #lead(): Promise<Result> {

@@ -12,7 +12,7 @@ export interface LeaseReaperConfig {
   readonly intervalMs?: number;
   /** Tasks failed per statement. Default 1 000. */
   readonly batchSize?: number;
-  /** Longest pause between two batches (ms); each pause is as long as the batch before it. Default 50. */
+  /** Longest pause between two batches (ms); each pause is half as long as the batch before it. Default 50. */
   readonly batchPauseMs?: number;
 }
 
