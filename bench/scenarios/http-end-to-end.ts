@@ -10,6 +10,8 @@ import { atLeast, atMost, type BenchContext, type Metric, type ScenarioResult } 
 
 const NODES = 3;
 const CLIENTS = 32;
+/** The rate of the open-loop `tasks/get` probe: a steady load well under saturation. */
+const PROBE_RATE_PER_S = 100;
 
 interface Variant {
   readonly label: string;
@@ -34,6 +36,8 @@ export async function runHttpEndToEnd(context: BenchContext): Promise<ScenarioRe
       { name: `tasks/get p50 under load${suffix}`, unit: 'ms', values: measured.p50s, ...(variant.judged ? { target: atMost(3) } : {}), digits: 1 },
       { name: `tasks/get p99 under load${suffix}`, unit: 'ms', values: measured.p99s, ...(variant.judged ? { target: atMost(15) } : {}), digits: 1 },
       { name: `tasks/get calls per task${suffix}`, unit: '', values: measured.getsPerTask, digits: 2 },
+      { name: `tasks/get p50 at a steady ${PROBE_RATE_PER_S}/s${suffix}`, unit: 'ms', values: measured.probeP50s, digits: 1 },
+      { name: `tasks/get p99 at a steady ${PROBE_RATE_PER_S}/s${suffix}`, unit: 'ms', values: measured.probeP99s, digits: 1 },
     );
   }
   return {
@@ -45,7 +49,8 @@ export async function runHttpEndToEnd(context: BenchContext): Promise<ScenarioRe
       `${CLIENTS} concurrent clients (raw JSON-RPC over \`node:http\`, keep-alive, the extension declared in \`_meta\`) round-robin over the nodes: ` +
       `\`tools/call slow_compute {seconds: 0}\` on one node, then \`tasks/get\` on the next node, back to back, until the task reads \`completed\`. ` +
       `A task counts when its completed \`tasks/get\` arrives. ${context.quick ? 2 : 10} s per run after a warm-up; the load generator runs on the same ` +
-      `machine as the nodes and PostgreSQL. Measured with the default configuration (judged) and again with the quota off.`,
+      `machine as the nodes and PostgreSQL. Measured with the default configuration (judged) and again with the quota off. ` +
+      `After each run, \`tasks/get\` of completed tasks at a steady ${PROBE_RATE_PER_S} requests/s (open loop, round-robin) shows a read's latency without the queueing of the saturated loop (not judged).`,
     metrics,
     notes,
   };
@@ -58,6 +63,7 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
   try {
     for (let i = 0; i < NODES; i += 1) nodes.push(await startDemoNode(context.root, context.databaseUrl, `bench-node-${i + 1}`, variant.env));
     let turn = 0;
+    const completedIds: string[] = [];
     const oneTask = async (getLatencies: number[], counts: { completed: number; inline: number; errors: number; gets: number }) => {
       const callNode = nodes[turn++ % NODES]!;
       const created = await rpc(callNode.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
@@ -77,6 +83,7 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
         const status = reply.result?.['status'];
         if (status === 'completed') {
           counts.completed += 1;
+          completedIds.push(taskId);
           return;
         }
         if (reply.error || status === 'failed' || status === 'cancelled') {
@@ -93,6 +100,8 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
     const p50s: number[] = [];
     const p99s: number[] = [];
     const getsPerTask: number[] = [];
+    const probeP50s: number[] = [];
+    const probeP99s: number[] = [];
     for (let run = 0; run < context.runs; run += 1) {
       await admin.query('TRUNCATE mcp_tasks.tasks');
       await sleep(200);
@@ -103,12 +112,39 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
       p50s.push(percentile(latencies, 50));
       p99s.push(percentile(latencies, 99));
       getsPerTask.push(counts.gets / Math.max(1, counts.completed));
-      context.log(`  ${variant.label}, run ${run + 1}: ${rates.at(-1)!.toFixed(0)} tasks/s, tasks/get p50 ${p50s.at(-1)!.toFixed(1)} ms p99 ${p99s.at(-1)!.toFixed(1)} ms`);
+      // The same reads at a steady 100/s (open loop: each request leaves on schedule, whether or
+      // not earlier ones came back), so the latency of a read is seen apart from queueing at saturation.
+      const probe = await openLoop(PROBE_RATE_PER_S, context.quick ? 1_000 : 3_000, async (i) => {
+        await rpc(nodes[i % NODES]!.url, 'tasks/get', { taskId: completedIds[i % completedIds.length]! });
+      });
+      probeP50s.push(percentile(probe, 50));
+      probeP99s.push(percentile(probe, 99));
+      context.log(
+        `  ${variant.label}, run ${run + 1}: ${rates.at(-1)!.toFixed(0)} tasks/s, tasks/get p50 ${p50s.at(-1)!.toFixed(1)} ms p99 ${p99s.at(-1)!.toFixed(1)} ms; ` +
+          `at ${PROBE_RATE_PER_S}/s p50 ${probeP50s.at(-1)!.toFixed(1)} ms p99 ${probeP99s.at(-1)!.toFixed(1)} ms`,
+      );
       if (counts.inline || counts.errors) notes.push(`${variant.label}, run ${run + 1}: ${counts.inline} calls ran inline (quota) and ${counts.errors} failed; neither is counted.`);
     }
-    return { rates, p50s, p99s, getsPerTask };
+    return { rates, p50s, p99s, getsPerTask, probeP50s, probeP99s };
   } finally {
     await Promise.all(nodes.map((node) => stopDemoNode(node)));
     await admin.end();
   }
+}
+
+/** Fires `request(i)` at `ratePerS` for `durationMs` without waiting for earlier replies; returns each latency (ms). */
+async function openLoop(ratePerS: number, durationMs: number, request: (i: number) => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  const total = Math.round((ratePerS * durationMs) / 1000);
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / ratePerS;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const sent = performance.now();
+    inFlight.push(request(i).then(() => void latencies.push(performance.now() - sent)));
+  }
+  await Promise.all(inFlight);
+  return latencies;
 }
