@@ -2,7 +2,7 @@
 // (`tasks: false`, telemetry providers): `createMcpHandler` behind a minimal Node HTTP bridge.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpTasks, type McpTasksOptions, type TaskTool } from '@mcp-tasks/server';
+import { McpTasks, type McpTasksOptions, type AnyTaskTool } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 
 export interface McpTasksHttp {
@@ -11,7 +11,7 @@ export interface McpTasksHttp {
   close(): Promise<void>;
 }
 
-export async function startMcpTasksHttp(options: McpTasksOptions, tools: readonly TaskTool<any, any>[]): Promise<McpTasksHttp> {
+export async function startMcpTasksHttp(options: McpTasksOptions, tools: readonly AnyTaskTool[]): Promise<McpTasksHttp> {
   const tasks = new McpTasks({ serverName: 'test-server', ...options });
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: 'test-server', version: '1.0.0' });

@@ -5,6 +5,7 @@ export {
   type PrepareContext,
   type TaskSupport,
   type TaskTool,
+  type AnyTaskTool,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,

@@ -12,7 +12,7 @@ import { tasksUpdate } from './handlers/tasks-update.js';
 import { taskToolsCall } from './handlers/tools-call.js';
 import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } from './owner/owner-resolver.js';
 import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
-import type { TaskTool } from './tool/define-tool.js';
+import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
@@ -98,7 +98,7 @@ export class McpTasks {
    * once the owner-scoped lookup found the task. Pass the factory's context (`requestInfo`) so
    * that check resolves the owner from the same HTTP request as the handlers.
    */
-  register(server: McpServer, tools: readonly TaskTool<any, any>[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
+  register(server: McpServer, tools: readonly AnyTaskTool[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
     const seams = server.server as unknown as ServerSeams;
     const serverName = this.#serverName ?? seams._serverInfo?.name ?? 'mcp-server';
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
@@ -106,7 +106,9 @@ export class McpTasks {
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? context?.requestInfo);
     const byName = new Map<string, TaskTool>();
 
-    for (const tool of tools) {
+    for (const erased of tools) {
+      // Sound by construction: the adapter only ever calls a tool with what its own schema parsed.
+      const tool = erased as unknown as TaskTool;
       byName.set(tool.name, tool);
       const registered = server.registerTool(
         tool.name,

@@ -1,4 +1,4 @@
-import type { TaskTool } from '@mcp-tasks/server';
+import type { AnyTaskTool } from '@mcp-tasks/server';
 import { confirmDelete } from './confirm-delete.js';
 import { exportTool } from './export.js';
 import { failingJob } from './failing-job.js';
@@ -10,7 +10,7 @@ import { testToolWithTask } from './test-tool-with-task.js';
 export { registerGreet } from './greet.js';
 
 /** The demo's task tools: the conformance fixtures and the seed's `export`. */
-export const taskTools: readonly TaskTool<any, any>[] = [
+export const taskTools: readonly AnyTaskTool[] = [
   slowCompute,
   failingJob,
   protocolErrorJob,

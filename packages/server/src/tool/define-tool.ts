@@ -68,6 +68,24 @@ export interface TaskTool<Args = unknown, Prepared = unknown> {
   readonly execute: (args: Args, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
 }
 
+/**
+ * A task tool of any argument and `prepare` types, as `McpTasks.register` takes a list of them.
+ * A tool's functions accept only what its own schema and `prepare` produce, which the adapter
+ * guarantees (it parses with `input` and passes `prepare`'s value on), so the erased form takes
+ * `never` there: every `TaskTool<Args, Prepared>` is an `AnyTaskTool`, without `any`.
+ */
+export interface AnyTaskTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly task: TaskSupport;
+  readonly input: z.ZodType;
+  readonly scopes: readonly string[];
+  readonly annotations?: ToolAnnotations;
+  readonly prepare?: (args: never, ctx: PrepareContext) => unknown;
+  readonly execute: (args: never, ctx: ToolContext<never>) => ToolResult | Promise<ToolResult>;
+}
+
 const TASK_SUPPORT: readonly TaskSupport[] = ['optional', 'required', 'forbidden'];
 
 /** Defines a tool that may run as an MCP task. */
