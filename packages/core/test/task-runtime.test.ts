@@ -52,6 +52,15 @@ async function until(rt: TaskRuntime, ref: TaskRef, done: (task: DetailedTask) =
   }
 }
 
+/** A tool that ignores everything but its signal, and opens `aborted` when it fires. */
+function untilAborted(aborted: { open: () => void }) {
+  return async (_args: object, ctx: TaskContext) => {
+    ctx.signal.addEventListener('abort', () => aborted.open());
+    await new Promise(() => {});
+    return text('never');
+  };
+}
+
 const ended = (task: DetailedTask) => ['completed', 'failed', 'cancelled'].includes(task.status);
 
 describe('a task run', () => {
@@ -178,11 +187,7 @@ describe('progress and cancellation', () => {
       owner: owner(),
       tool: 't',
       args: {},
-      execute: async (_args, ctx) => {
-        ctx.signal.addEventListener('abort', () => aborted.open());
-        await new Promise(() => {});
-        return text('never');
-      },
+      execute: untilAborted(aborted),
     });
     await b.cancel(record);
     await aborted.wait;
@@ -211,11 +216,7 @@ describe('progress and cancellation', () => {
       owner: owner(),
       tool: 't',
       args: {},
-      execute: async (_args, ctx) => {
-        ctx.signal.addEventListener('abort', () => aborted.open());
-        await new Promise(() => {});
-        return text('never');
-      },
+      execute: untilAborted(aborted),
     });
     await store.cancel(record);
     await aborted.wait;
@@ -228,11 +229,7 @@ describe('progress and cancellation', () => {
       owner: owner(),
       tool: 't',
       args: {},
-      execute: async (_args, ctx) => {
-        ctx.signal.addEventListener('abort', () => aborted.open());
-        await new Promise(() => {});
-        return text('never');
-      },
+      execute: untilAborted(aborted),
     });
     await aborted.wait;
     await assert.rejects(rt.get(record), TaskNotFoundError);

@@ -68,17 +68,23 @@ async function startUnderRequestSpan(tool: string, execute: TaskExecute<object>)
   return { record, requestSpan };
 }
 
+/** Subscribers for the run's tracing channel that keep a copy of each message, by event. */
+function recordRunEvents() {
+  const events: Array<[string, TaskRunMessage]> = [];
+  const handlers = {
+    start: (m: TaskRunMessage) => events.push(['start', { ...m }]),
+    end: (m: TaskRunMessage) => events.push(['end', { ...m }]),
+    error: (m: TaskRunMessage) => events.push(['error', { ...m }]),
+    asyncStart: () => {},
+    asyncEnd: () => {},
+  };
+  return { events, handlers };
+}
+
 describe('diagnostics_channel events', () => {
   test('start and end carry task id, tool, server and the final status', async () => {
-    const events: Array<[string, TaskRunMessage]> = [];
+    const { events, handlers } = recordRunEvents();
     const statuses: TaskStatusMessage[] = [];
-    const handlers = {
-      start: (m: TaskRunMessage) => events.push(['start', { ...m }]),
-      end: (m: TaskRunMessage) => events.push(['end', { ...m }]),
-      error: (m: TaskRunMessage) => events.push(['error', { ...m }]),
-      asyncStart: () => {},
-      asyncEnd: () => {},
-    };
     const onStatus = (m: unknown) => statuses.push(m as TaskStatusMessage);
     taskRunChannel.subscribe(handlers);
     diagnosticsChannel.subscribe(TASK_STATUS_CHANNEL, onStatus);
@@ -105,14 +111,7 @@ describe('diagnostics_channel events', () => {
   });
 
   test('a tool that throws publishes error, then end with failed and the JSON-RPC error', async () => {
-    const events: Array<[string, TaskRunMessage]> = [];
-    const handlers = {
-      start: (m: TaskRunMessage) => events.push(['start', { ...m }]),
-      end: (m: TaskRunMessage) => events.push(['end', { ...m }]),
-      error: (m: TaskRunMessage) => events.push(['error', { ...m }]),
-      asyncStart: () => {},
-      asyncEnd: () => {},
-    };
+    const { events, handlers } = recordRunEvents();
     taskRunChannel.subscribe(handlers);
     try {
       const thrown = new JsonRpcError(-32001, 'upstream is down');
