@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createScratchDatabase } from '../../test/support/database.js';
 
 /** The run's own database on the benchmark server; `drop()` removes it. */
 export interface BenchDatabase {
@@ -8,21 +8,8 @@ export interface BenchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
-  const name = `mcp_tasks_bench_${randomBytes(5).toString('hex')}`;
-  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  let dropped: Promise<void> | undefined;
-  return {
-    url: url.toString(),
-    name,
-    drop: () =>
-      (dropped ??= withClient(serverUrl, async (client) => {
-        await client.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)}`);
-      })),
-  };
+export function createBenchDatabase(serverUrl: string): Promise<BenchDatabase> {
+  return createScratchDatabase(serverUrl, 'mcp_tasks_bench');
 }
 
 export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {

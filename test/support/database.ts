@@ -17,13 +17,19 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env['DATABASE_URL'];
   if (!serverUrl) throw new Error('DATABASE_URL is not set; run the tests through `npm test`');
-  const name = `mcp_tasks_test_${randomBytes(6).toString('hex')}`;
+  return createScratchDatabase(serverUrl, 'mcp_tasks_test');
+}
+
+/** A fresh database named `<prefix>_<random>` on the server of `serverUrl` (the tests' and the benchmarks'). */
+export async function createScratchDatabase(serverUrl: string, prefix: string): Promise<TestDatabase & { readonly name: string }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await withAdminClient(serverUrl, (client) => client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   let dropped: Promise<void> | undefined;
   return {
     url: url.toString(),
+    name,
     drop: () =>
       (dropped ??= withAdminClient(serverUrl, async (client) => {
         // WITH (FORCE) would do this in one step, but only from PostgreSQL 13.
