@@ -35,6 +35,14 @@ export type {
   TaskStore,
   Unsubscribe,
 } from './store/task-store.js';
+export type { TaskEvents, TaskNode } from './store/task-events.js';
+export { TaskFanOut } from './store/task-fan-out.js';
+
+export { claimHolds, inputOf, outstandingKeys, stateOf, type RunClaim, type TaskState } from './machine/task-state.js';
+export { decideAsk, type AskDecision } from './machine/decide-ask.js';
+export { decideAnswer, type AnswerDecision } from './machine/decide-answer.js';
+export { decideRead } from './machine/decide-read.js';
+export { decideCancel, decideRunWrite } from './machine/decide-end.js';
 export { TASK_LIMITS } from './store/task-limits.js';
 export {
   normaliseStatusMessage,

@@ -1,7 +1,10 @@
 import { MemoryTaskStore } from '@mcp-tasks/core';
-import { runTaskStoreContract } from '@mcp-tasks/core/testing';
+import { runTaskMachineCases, runTaskStoreContract } from '@mcp-tasks/core/testing';
 
-runTaskStoreContract('MemoryTaskStore', async () => {
+const memoryStore = async () => {
   const store = new MemoryTaskStore();
   return { store, close: () => store.close() };
-});
+};
+
+runTaskStoreContract('MemoryTaskStore', memoryStore);
+runTaskMachineCases('MemoryTaskStore', memoryStore);

@@ -7,7 +7,9 @@ import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
+import type { TaskEvents, TaskNode } from '../store/task-events.js';
 import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
+import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
@@ -27,7 +29,13 @@ export type TaskExecute<Args> = (args: Args, ctx: TaskContext) => Promise<JsonOb
 export interface TaskRuntimeOptions {
   /** Where tasks live: `MemoryTaskStore` on one node, `PostgresTaskStore` on several. */
   readonly store: TaskStore;
-  /** This node's id, recorded on the tasks it runs. Default: the store's leased `nodeId`, else a random UUID. */
+  /**
+   * The cluster node this runtime runs on (`PostgresTaskNode`): its id is recorded on the tasks it
+   * runs, and its events carry cancels and answers from other nodes. Default: the store's own
+   * events (`MemoryTaskStore`), else none (the backstop poll alone).
+   */
+  readonly node?: TaskNode;
+  /** This node's id, for a runtime without a `node` (telemetry, and the tasks it runs). Default: `node.nodeId`, else a random UUID. */
   readonly nodeId?: string;
   /** Time to live from creation, `null` for unlimited. Default one hour. */
   readonly ttlMs?: number | null;
@@ -67,6 +75,8 @@ const ABORT_GRACE_MS = 1_000;
 export class TaskRuntime {
   readonly store: TaskStore;
   readonly nodeId: string;
+  readonly #events: TaskEvents;
+  readonly #claim: RunClaim;
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
@@ -80,11 +90,13 @@ export class TaskRuntime {
 
   constructor(options: TaskRuntimeOptions) {
     this.store = options.store;
-    const leasedNodeId = options.store.nodeId;
-    if (leasedNodeId !== undefined && options.nodeId !== undefined && options.nodeId !== leasedNodeId) {
-      throw new RangeError(`nodeId ${JSON.stringify(options.nodeId)} differs from the store's leased node ${JSON.stringify(leasedNodeId)}`);
+    const { node } = options;
+    if (node && options.nodeId !== undefined && options.nodeId !== node.nodeId) {
+      throw new RangeError(`nodeId ${JSON.stringify(options.nodeId)} differs from the node's id ${JSON.stringify(node.nodeId)}`);
     }
-    this.nodeId = options.nodeId ?? leasedNodeId ?? randomUUID();
+    this.nodeId = node?.nodeId ?? options.nodeId ?? randomUUID();
+    this.#events = node ?? options.store.events ?? noEvents(options.store);
+    this.#claim = { nodeId: this.nodeId };
     this.ttlMs = options.ttlMs === undefined ? DEFAULTS.ttlMs : options.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
     this.maxPerPrincipal = options.maxPerPrincipal ?? DEFAULTS.maxPerPrincipal;
@@ -188,7 +200,7 @@ export class TaskRuntime {
    * foreign ids.
    */
   async follow(ref: TaskRef, onChange: () => void): Promise<Unsubscribe> {
-    const unsubscribe = await this.store.follow(ref, onChange);
+    const unsubscribe = await this.#events.follow(ref, onChange);
     if (!unsubscribe) throw new TaskNotFoundError();
     return unsubscribe;
   }
@@ -231,7 +243,7 @@ export class TaskRuntime {
   }
 
   async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>, parent: Context): Promise<void> {
-    const unwatch = this.store.watch(run.ref.taskId, (signal) => {
+    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
       if (signal.kind !== 'cancelled') return run.wake();
       if (!run.signal.aborted) void this.#measureCancelDelivery(run);
       run.abort();
@@ -287,7 +299,7 @@ export class TaskRuntime {
   async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.store.finish(run.ref, outcome);
+        return await this.store.finish(run.ref, outcome, this.#claim);
       } catch (error) {
         if (error instanceof InvalidTaskValueError && outcome.status === 'completed') {
           // The tool returned something that cannot be stored (not JSON, too large): that is a
@@ -318,7 +330,7 @@ export class TaskRuntime {
       progress: async (progress, total, message) => {
         if (run.signal.aborted) return;
         const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
-        const updated = await store.setStatusMessage(ref, text);
+        const updated = await store.setStatusMessage(ref, text, this.#claim);
         // The task ended elsewhere and this is the first this node hears of it.
         if (!updated) run.abort();
       },
@@ -346,7 +358,7 @@ export class TaskRuntime {
     try {
       // Take the pulse before each read, so a wake that lands during the read is not lost.
       let wake = run.nextWake();
-      let ask = await this.store.requestInput(run.ref, key, request);
+      let ask = await this.store.requestInput(run.ref, key, request, this.#claim);
       if (ask.state === 'pending') {
         this.#telemetry.inputWait(run.labels);
         this.#telemetry.status(run.labels, 'input_required');
@@ -366,6 +378,17 @@ export class TaskRuntime {
       run.waitingKeys.delete(key);
     }
   }
+}
+
+/**
+ * Events for a store that delivers none and a runtime without a node: runs rely on the backstop
+ * poll, and followers see a task's state when they start following and nothing after.
+ */
+function noEvents(store: TaskStore): TaskEvents {
+  return {
+    watch: () => () => {},
+    follow: async (ref) => ((await store.markFollowed(ref)) ? () => {} : undefined),
+  };
 }
 
 function labelsOf(task: TaskRecord): TaskLabels {

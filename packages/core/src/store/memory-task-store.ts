@@ -4,7 +4,13 @@ import type { InputRequest, InputResponses } from '../input/input-request.js';
 import { ownerKey } from '../task/task-owner.js';
 import type { NewTask, TaskInput, TaskRecord } from '../task/task-record.js';
 import { isTerminal } from '../task/task-status.js';
-import { TASK_LIMITS } from './task-limits.js';
+import { decideAnswer } from '../machine/decide-answer.js';
+import { decideAsk } from '../machine/decide-ask.js';
+import { decideCancel, decideRunWrite } from '../machine/decide-end.js';
+import { decideRead } from '../machine/decide-read.js';
+import { outstandingKeys, stateOf, type RunClaim } from '../machine/task-state.js';
+import type { TaskEvents } from './task-events.js';
+import { TaskFanOut } from './task-fan-out.js';
 import type {
   CreateOptions,
   InputAnswerResult,
@@ -14,13 +20,11 @@ import type {
   TaskRef,
   TaskSignal,
   TaskStore,
-  Unsubscribe,
 } from './task-store.js';
 import {
   normaliseStatusMessage,
   validateInputKey,
   validateInputRequest,
-  validateInputResponse,
   validateInputResponses,
   validateNewTask,
   validateOutcome,
@@ -39,12 +43,13 @@ type MutableRecord = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
 
 /**
  * The single-node store: tasks in a map, lost on restart. JavaScript runs one write at a time,
- * so each method's check-then-write is atomic without locks.
+ * so each method's check-then-write is atomic without locks. Being one process, it delivers its
+ * own {@link events}.
  */
 export class MemoryTaskStore implements TaskStore {
+  readonly events: TaskEvents;
   readonly #tasks = new Map<string, MutableRecord>();
-  readonly #watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
-  readonly #followers = new Map<string, Set<() => void>>();
+  readonly #fanOut = new TaskFanOut((error, taskId) => console.error(`mcp-tasks: a listener of task ${taskId} threw:`, error));
   readonly #now: () => number;
   readonly #sweep: NodeJS.Timeout;
 
@@ -52,6 +57,10 @@ export class MemoryTaskStore implements TaskStore {
     this.#now = options.now ?? Date.now;
     this.#sweep = setInterval(() => this.deleteExpired(), options.sweepIntervalMs ?? 60_000);
     this.#sweep.unref();
+    this.events = {
+      watch: (taskId, listener) => this.#fanOut.watch(taskId, listener),
+      follow: async (ref, listener) => ((await this.markFollowed(ref)) ? this.#fanOut.follow(ref.taskId, listener) : undefined),
+    };
   }
 
   async create(task: NewTask, options: CreateOptions): Promise<TaskRecord> {
@@ -89,34 +98,29 @@ export class MemoryTaskStore implements TaskStore {
     return record && snapshot(record);
   }
 
-  async setStatusMessage(ref: TaskRef, statusMessage: string): Promise<TaskRecord | undefined> {
+  async setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined> {
     validateRef(ref);
     const message = normaliseStatusMessage(statusMessage);
-    const record = this.#findLive(ref);
+    const record = this.#findHeld(ref, claim);
     if (!record) return undefined;
     record.statusMessage = message;
     this.#touch(record);
     return snapshot(record);
   }
 
-  async requestInput(ref: TaskRef, key: string, request: InputRequest): Promise<InputAsk> {
+  async requestInput(ref: TaskRef, key: string, request: InputRequest, claim?: RunClaim): Promise<InputAsk> {
     validateRef(ref);
     validateInputRequest(key, request);
     const record = this.#find(ref);
     if (!record) return { state: 'ended', status: null };
-    const existing = record.inputs[key];
-    if (existing?.response !== undefined) return { state: 'answered', response: structuredClone(existing.response) };
-    if (isTerminal(record.status)) return { state: 'ended', status: record.status };
-    if (!existing) {
-      if (Object.keys(record.inputs).length >= TASK_LIMITS.maxInputKeys) {
-        throw new InvalidTaskValueError(`a task may ask at most ${TASK_LIMITS.maxInputKeys} input keys`);
-      }
-      record.inputs = { ...record.inputs, [key]: { request: structuredClone(request) } };
-    }
-    const changed = !existing || record.status !== 'input_required';
+    const decision = decideAsk(stateOf(record), key);
+    if (decision.kind === 'answered') return { state: 'answered', response: structuredClone(decision.response) };
+    if (decision.kind === 'ended') return { state: 'ended', status: decision.status };
+    if (decideRunWrite(stateOf(record), claim).kind === 'lost') return { state: 'ended', status: record.status };
+    if (decision.newKey) record.inputs = { ...record.inputs, [key]: { request: structuredClone(request) } };
     record.status = 'input_required';
     this.#touch(record);
-    if (changed) this.#changed(ref.taskId);
+    if (decision.changed) this.#changed(ref.taskId);
     return { state: 'pending' };
   }
 
@@ -125,10 +129,8 @@ export class MemoryTaskStore implements TaskStore {
     validateInputKey(key);
     const record = this.#find(ref);
     if (!record) return { state: 'ended', status: null };
-    const input = record.inputs[key];
-    if (input?.response !== undefined) return { state: 'answered', response: structuredClone(input.response) };
-    if (isTerminal(record.status)) return { state: 'ended', status: record.status };
-    return { state: 'pending' };
+    const read = decideRead(record, key);
+    return read.state === 'answered' ? { state: 'answered', response: structuredClone(read.response) } : read;
   }
 
   async answerInput(ref: TaskRef, responses: InputResponses): Promise<InputAnswerResult | undefined> {
@@ -136,29 +138,23 @@ export class MemoryTaskStore implements TaskStore {
     validateInputResponses(responses);
     const record = this.#find(ref);
     if (!record) return undefined;
-    if (isTerminal(record.status)) return { accepted: [], task: snapshot(record) };
-    const accepted = Object.keys(responses).filter((key) => {
-      const input = record.inputs[key];
-      return input !== undefined && input.response === undefined;
-    });
-    // Validate every accepted answer before writing any, so a bad one loses nothing.
-    for (const key of accepted) validateInputResponse(key, record.inputs[key]!.request, responses[key]!);
-    if (accepted.length === 0) return { accepted, task: snapshot(record) };
+    const decision = decideAnswer(stateOf(record), responses);
+    if (decision.accepted.length === 0) return { accepted: [], task: snapshot(record) };
     const inputs: Record<string, TaskInput> = { ...record.inputs };
-    for (const key of accepted) inputs[key] = { request: inputs[key]!.request, response: structuredClone(responses[key]!) };
+    for (const [key, input] of Object.entries(decision.answered)) inputs[key] = structuredClone(input);
     record.inputs = inputs;
-    if (Object.values(inputs).every((input) => input.response !== undefined)) record.status = 'working';
+    record.status = decision.status;
     this.#touch(record);
     this.#signal(ref.taskId, { kind: 'input' });
     this.#changed(ref.taskId);
-    return { accepted, task: snapshot(record) };
+    return { accepted: decision.accepted, task: snapshot(record) };
   }
 
   async cancel(ref: TaskRef): Promise<TaskRecord | undefined> {
     validateRef(ref);
     const record = this.#find(ref);
     if (!record) return undefined;
-    if (isTerminal(record.status)) return snapshot(record);
+    if (decideCancel(record).kind === 'unchanged') return snapshot(record);
     record.status = 'cancelled';
     this.#touch(record);
     this.#signal(ref.taskId, { kind: 'cancelled' });
@@ -166,10 +162,10 @@ export class MemoryTaskStore implements TaskStore {
     return snapshot(record);
   }
 
-  async finish(ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+  async finish(ref: TaskRef, outcome: TaskOutcome, claim?: RunClaim): Promise<TaskRecord | undefined> {
     validateRef(ref);
     validateOutcome(outcome);
-    const record = this.#findLive(ref);
+    const record = this.#findHeld(ref, claim);
     if (!record) return undefined;
     record.status = outcome.status;
     if (outcome.status === 'completed') {
@@ -189,20 +185,14 @@ export class MemoryTaskStore implements TaskStore {
       validateRef(ref);
       const record = this.#find(ref);
       if (!record) continue;
-      const outstandingKeys = Object.keys(record.inputs).filter((key) => record.inputs[key]!.response === undefined);
-      states.set(ref.taskId, { status: record.status, outstandingKeys });
+      states.set(ref.taskId, { status: record.status, outstandingKeys: outstandingKeys(record) });
     }
     return states;
   }
 
-  watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe {
-    return subscribe(this.#watchers, taskId, listener);
-  }
-
-  async follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined> {
+  async markFollowed(ref: TaskRef): Promise<boolean> {
     validateRef(ref);
-    if (!this.#find(ref)) return undefined;
-    return subscribe(this.#followers, ref.taskId, listener);
+    return this.#find(ref) !== undefined;
   }
 
   /** Deletes expired tasks now; returns how many. */
@@ -220,8 +210,7 @@ export class MemoryTaskStore implements TaskStore {
 
   async close(): Promise<void> {
     clearInterval(this.#sweep);
-    this.#watchers.clear();
-    this.#followers.clear();
+    this.#fanOut.clear();
   }
 
   #find(ref: TaskRef): MutableRecord | undefined {
@@ -231,9 +220,10 @@ export class MemoryTaskStore implements TaskStore {
     return record;
   }
 
-  #findLive(ref: TaskRef): MutableRecord | undefined {
+  /** The task, if a run holding `claim` may still write it. */
+  #findHeld(ref: TaskRef, claim: RunClaim | undefined): MutableRecord | undefined {
     const record = this.#find(ref);
-    return record && !isTerminal(record.status) ? record : undefined;
+    return record && decideRunWrite(stateOf(record), claim).kind === 'write' ? record : undefined;
   }
 
   #countLive(key: string, now: number): number {
@@ -253,27 +243,13 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   #signal(taskId: string, signal: TaskSignal): void {
-    const listeners = this.#watchers.get(taskId);
-    if (!listeners) return;
     // Deliver asynchronously, as a database notification would arrive.
-    for (const listener of [...listeners]) queueMicrotask(() => listener(signal));
+    queueMicrotask(() => this.#fanOut.signal(taskId, signal));
   }
 
   #changed(taskId: string): void {
-    const listeners = this.#followers.get(taskId);
-    if (!listeners) return;
-    for (const listener of [...listeners]) queueMicrotask(listener);
+    queueMicrotask(() => this.#fanOut.changed(taskId));
   }
-}
-
-function subscribe<L>(registry: Map<string, Set<L>>, taskId: string, listener: L): Unsubscribe {
-  let listeners = registry.get(taskId);
-  if (!listeners) registry.set(taskId, (listeners = new Set()));
-  listeners.add(listener);
-  return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0 && registry.get(taskId) === listeners) registry.delete(taskId);
-  };
 }
 
 function snapshot(record: MutableRecord): TaskRecord {

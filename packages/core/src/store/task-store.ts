@@ -4,6 +4,8 @@ import type { JsonObject } from '../json/json-value.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { NewTask, TaskRecord } from '../task/task-record.js';
 import type { TaskStatus } from '../task/task-status.js';
+import type { RunClaim } from '../machine/task-state.js';
+import type { TaskEvents } from './task-events.js';
 
 /** Names one task of one owner. Every store operation takes one: there is no read by id alone. */
 export interface TaskRef {
@@ -61,11 +63,10 @@ export type Unsubscribe = () => void;
  */
 export interface TaskStore {
   /**
-   * The node this store holds a lease for, if it keeps node leases (`PostgresTaskStore` with a
-   * `nodeId`). The runtime then records this id on the tasks it runs, so that when the lease
-   * expires the store's reaper can fail them; a runtime given a different `nodeId` is refused.
+   * The events of this store's own writes, when it can deliver them itself (`MemoryTaskStore`: one
+   * process). A shared store has none: a node object beside it (`PostgresTaskNode`) delivers them.
    */
-  readonly nodeId?: string | undefined;
+  readonly events?: TaskEvents | undefined;
 
   /**
    * Creates a task in `working`, durably: once this resolves, `get` finds it on every node.
@@ -77,14 +78,18 @@ export interface TaskStore {
   /** The task, or `undefined` when it is unknown, expired or another owner's. */
   get(ref: TaskRef): Promise<TaskRecord | undefined>;
 
-  /** Sets the status message of a live task; `undefined` when it is no longer live. */
-  setStatusMessage(ref: TaskRef, statusMessage: string): Promise<TaskRecord | undefined>;
+  /**
+   * Sets the status message of a live task; followers hear of it. `undefined` when it is no
+   * longer live, or `claim` no longer holds it.
+   */
+  setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined>;
 
   /**
    * Asks for input under `key`. A key answered before returns its first answer and changes
-   * nothing; a new key is recorded and moves the task to `input_required`.
+   * nothing; a new key is recorded and moves the task to `input_required`. A `claim` that no
+   * longer holds the task asks nothing (`ended`).
    */
-  requestInput(ref: TaskRef, key: string, request: InputRequest): Promise<InputAsk>;
+  requestInput(ref: TaskRef, key: string, request: InputRequest, claim?: RunClaim): Promise<InputAsk>;
 
   /** Reads where input `key` stands without asking again. */
   readInput(ref: TaskRef, key: string): Promise<InputAsk>;
@@ -102,27 +107,18 @@ export interface TaskStore {
    */
   cancel(ref: TaskRef): Promise<TaskRecord | undefined>;
 
-  /** Ends a live task with its outcome; `undefined` when it was already terminal or gone. */
-  finish(ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined>;
+  /** Ends a live task with its outcome; `undefined` when it was already terminal, gone, or `claim` no longer holds it. */
+  finish(ref: TaskRef, outcome: TaskOutcome, claim?: RunClaim): Promise<TaskRecord | undefined>;
 
   /** Control states of the given tasks (absent from the map: gone or expired). The runtime's backstop poll. */
   controlStates(refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>>;
 
   /**
-   * Delivers cancels and answers for `taskId` written through any store instance on the same
-   * backing storage (for PostgreSQL: any node). Delivery is best effort; the runtime's poll of
-   * {@link controlStates} is the backstop.
+   * Marks the task as followed, so that its changes are announced to the nodes (a shared store
+   * announces only followed tasks, keeping unfollowed writes off the notification path). `false`
+   * when the task is not found. Subscribing is {@link TaskEvents.follow}'s business.
    */
-  watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe;
-
-  /**
-   * Calls `listener` after every change of the task's status or outstanding input, written
-   * through any store instance on the same backing storage (for PostgreSQL: any node), so a
-   * follower can re-read and forward it. Resolves once following is in place: a read made after
-   * it cannot miss a later change. Calls may be coalesced or repeated; followers re-read and
-   * compare. Resolves `undefined` when the task is not found.
-   */
-  follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined>;
+  markFollowed(ref: TaskRef): Promise<boolean>;
 
   /** Releases connections and timers. */
   close(): Promise<void>;

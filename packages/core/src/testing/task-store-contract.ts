@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import type { InputRequest } from '../input/input-request.js';
+import type { TaskEvents } from '../store/task-events.js';
 import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
@@ -12,6 +13,8 @@ import type { NewTask } from '../task/task-record.js';
 /** A store under test and how to release it. */
 export interface StoreUnderTest {
   readonly store: TaskStore;
+  /** Where the store's changes are heard: its own `events` by default; a node beside a shared store. */
+  readonly events?: TaskEvents;
   close(): Promise<void>;
 }
 
@@ -35,9 +38,13 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
   describe(`TaskStore contract: ${name}`, () => {
     let subject: StoreUnderTest;
     let store: TaskStore;
+    let events: TaskEvents;
     before(async () => {
       subject = await makeStore();
       store = subject.store;
+      const given = subject.events ?? store.events;
+      if (!given) throw new Error(`${name}: give the events that deliver the store's changes`);
+      events = given;
     });
     after(async () => {
       await subject.close();
@@ -266,7 +273,7 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
       test('a cancel and an answer are signalled to watchers of the task', async () => {
         const ref = await created();
         const signals: string[] = [];
-        const unwatch = store.watch(ref.taskId, (signal) => signals.push(signal.kind));
+        const unwatch = events.watch(ref.taskId, (signal) => signals.push(signal.kind));
         try {
           // A store with a separate listener may need a moment to start listening.
           await new Promise((resolve) => setTimeout(resolve, 100));
@@ -296,7 +303,7 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         const ref = await created();
         let pings = 0;
         const seen: string[] = [];
-        const unfollow = await store.follow(ref, () => {
+        const unfollow = await events.follow(ref, () => {
           pings += 1;
           void store.get(ref).then((task) => seen.push(`${task?.status}:${Object.keys(task?.inputs ?? {}).join(',')}`));
         });
@@ -328,7 +335,7 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
       test('a cancel reaches followers', async () => {
         const ref = await created();
         let pinged = false;
-        const unfollow = await store.follow(ref, () => (pinged = true));
+        const unfollow = await events.follow(ref, () => (pinged = true));
         try {
           await new Promise((resolve) => setTimeout(resolve, 100));
           await store.cancel(ref);
@@ -340,8 +347,8 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
 
       test('an unknown or foreign task cannot be followed', async () => {
         const ref = await created();
-        assert.equal(await store.follow({ taskId: newTaskId(), owner: ref.owner }, () => {}), undefined);
-        assert.equal(await store.follow({ taskId: ref.taskId, owner: { ...ref.owner, server: 'other' } }, () => {}), undefined);
+        assert.equal(await events.follow({ taskId: newTaskId(), owner: ref.owner }, () => {}), undefined);
+        assert.equal(await events.follow({ taskId: ref.taskId, owner: { ...ref.owner, server: 'other' } }, () => {}), undefined);
       });
     });
 

@@ -1,0 +1,47 @@
+import type { TaskInput, TaskRecord } from '../task/task-record.js';
+import type { TaskStatus } from '../task/task-status.js';
+
+/**
+ * The part of a task its lifecycle rules decide on. Both stores hand their row to the same pure
+ * decisions (`decide-*.ts`), so "which transition is allowed" and "which answer counts" are
+ * written once.
+ */
+export interface TaskState {
+  readonly status: TaskStatus;
+  /** Every input key asked over the task's life, answered or not. */
+  readonly inputs: Readonly<Record<string, TaskInput>>;
+  /** Who holds the run; `null` when no run is known (see {@link RunClaim}). */
+  readonly claim: RunClaim | null;
+}
+
+/**
+ * What a run holds its task by. Every write a run makes carries it, and a write whose claim no
+ * longer matches the row is refused like a write to a terminal task. Today a claim is the node
+ * that runs the task; durable work adds the attempt that fences a superseded run of it.
+ */
+export interface RunClaim {
+  readonly nodeId: string;
+}
+
+/** Whether `claim` still holds the task in `state`; a write without a claim is not fenced. */
+export function claimHolds(state: Pick<TaskState, 'claim'>, claim: RunClaim | undefined): boolean {
+  return claim === undefined || state.claim?.nodeId === claim.nodeId;
+}
+
+/**
+ * The input under `key`, if the task asked it. Own keys only: an inherited name such as
+ * `constructor` is no key of any task.
+ */
+export function inputOf(state: Pick<TaskState, 'inputs'>, key: string): TaskInput | undefined {
+  return Object.hasOwn(state.inputs, key) ? state.inputs[key] : undefined;
+}
+
+/** The keys asked and not yet answered, in the order they were asked. */
+export function outstandingKeys(state: Pick<TaskState, 'inputs'>): string[] {
+  return Object.keys(state.inputs).filter((key) => state.inputs[key]!.response === undefined);
+}
+
+/** The state of a stored task. */
+export function stateOf(record: Pick<TaskRecord, 'status' | 'inputs' | 'nodeId'>): TaskState {
+  return { status: record.status, inputs: record.inputs, claim: record.nodeId === null ? null : { nodeId: record.nodeId } };
+}

@@ -1,0 +1,28 @@
+import type { TaskRef, TaskSignal, Unsubscribe } from './task-store.js';
+
+/**
+ * How a runtime hears of changes made anywhere in the cluster: the cancels and answers for the
+ * runs it holds, and the changes of the tasks it follows. Delivery is a hint, best effort: the
+ * runtime re-reads the row before it acts, and its backstop poll covers what never arrives.
+ */
+export interface TaskEvents {
+  /** Delivers cancels and answers for `taskId`, written through any node. */
+  watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe;
+
+  /**
+   * Calls `listener` after every change of the task's status, status message or outstanding
+   * input, written through any node, so a follower can re-read and forward it. Resolves once
+   * following is in place: a read made after it cannot miss a later change. Calls may be
+   * coalesced or repeated; followers re-read and compare. Resolves `undefined` when the task is
+   * not found.
+   */
+  follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined>;
+}
+
+/**
+ * One node of a cluster as a runtime sees it: its identity (recorded on the tasks it runs, so the
+ * cluster can tell when their runner is gone) and the events that reach it.
+ */
+export interface TaskNode extends TaskEvents {
+  readonly nodeId: string;
+}

@@ -1,0 +1,112 @@
+import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
+import type { TaskInput } from '../task/task-record.js';
+import type { TaskStatus, TerminalTaskStatus } from '../task/task-status.js';
+
+// One table of lifecycle cases. `core` checks its pure decisions against it, and every store runs
+// it through its real operations (runTaskMachineCases), so the SQL store's statements and the memory
+// store are held to the same answers as the state machine itself.
+
+/** How a case's task stands before the act; reached through ordinary store operations. */
+export interface MachineGiven {
+  /** Keys asked, in order. */
+  readonly asked?: readonly string[];
+  /** Asked keys that were answered (accepted answers). */
+  readonly answered?: readonly string[];
+  /** How the task ended, if it did. */
+  readonly ended?: TerminalTaskStatus;
+}
+
+/** What a case does. A `claim` names the node a run writes as; the task's runner is {@link RUNNER}. */
+export type MachineAct =
+  | { readonly op: 'ask'; readonly key: string; readonly claim?: string }
+  | { readonly op: 'read'; readonly key: string }
+  | { readonly op: 'answer'; readonly responses: Readonly<Record<string, 'good' | 'bad'>> }
+  | { readonly op: 'cancel' }
+  | { readonly op: 'finish'; readonly claim?: string }
+  | { readonly op: 'progress'; readonly claim?: string };
+
+/**
+ * What the act answered, in words: `pending`, `answered`, `ended` (ask, read); `accepted:a,b` or
+ * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress).
+ */
+export type MachineAnswer = string;
+
+export interface MachineExpect {
+  readonly answer: MachineAnswer;
+  /** The status after the act. */
+  readonly status: TaskStatus;
+  /** The keys outstanding after the act. */
+  readonly outstanding: readonly string[];
+}
+
+export interface MachineCase {
+  readonly name: string;
+  readonly given: MachineGiven;
+  readonly act: MachineAct;
+  readonly expect: MachineExpect;
+}
+
+/** The node whose run holds every case's task. */
+export const RUNNER = 'node-a';
+
+/** The request every case's keys ask. */
+export const CASE_REQUEST: InputRequest = {
+  method: 'elicitation/create',
+  params: { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+};
+
+const GOOD: InputResponse = { action: 'accept', content: { name: 'Ada' } };
+const BAD: InputResponse = { action: 'maybe' };
+
+/** The `tasks/update` answers of an `answer` act. */
+export function caseResponses(responses: Readonly<Record<string, 'good' | 'bad'>>): InputResponses {
+  const out: InputResponses = {};
+  for (const [key, kind] of Object.entries(responses)) out[key] = kind === 'good' ? GOOD : BAD;
+  return out;
+}
+
+/** The inputs of a case's task before the act. */
+export function caseInputs(given: MachineGiven): Record<string, TaskInput> {
+  const inputs: Record<string, TaskInput> = {};
+  for (const key of given.asked ?? []) inputs[key] = given.answered?.includes(key) ? { request: CASE_REQUEST, response: GOOD } : { request: CASE_REQUEST };
+  return inputs;
+}
+
+/** The status of a case's task before the act. */
+export function caseStatus(given: MachineGiven): TaskStatus {
+  if (given.ended) return given.ended;
+  const outstanding = (given.asked ?? []).filter((key) => !given.answered?.includes(key));
+  return outstanding.length > 0 ? 'input_required' : 'working';
+}
+
+export const TASK_MACHINE_CASES: readonly MachineCase[] = [
+  { name: 'a new key moves a working task to input_required', given: {}, act: { op: 'ask', key: 'a' }, expect: { answer: 'pending', status: 'input_required', outstanding: ['a'] } },
+  { name: 'asking an outstanding key again keeps it pending', given: { asked: ['a'] }, act: { op: 'ask', key: 'a' }, expect: { answer: 'pending', status: 'input_required', outstanding: ['a'] } },
+  { name: 'asking a second key keeps the first outstanding', given: { asked: ['a'] }, act: { op: 'ask', key: 'b' }, expect: { answer: 'pending', status: 'input_required', outstanding: ['a', 'b'] } },
+  { name: 'asking an answered key replays its first answer and changes nothing', given: { asked: ['a'], answered: ['a'] }, act: { op: 'ask', key: 'a' }, expect: { answer: 'answered', status: 'working', outstanding: [] } },
+  { name: 'an answered key is replayed even once the task ended', given: { asked: ['a'], answered: ['a'], ended: 'completed' }, act: { op: 'ask', key: 'a' }, expect: { answer: 'answered', status: 'completed', outstanding: [] } },
+  { name: 'a terminal task asks nothing', given: { ended: 'cancelled' }, act: { op: 'ask', key: 'a' }, expect: { answer: 'ended', status: 'cancelled', outstanding: [] } },
+  { name: 'a run that no longer holds its task asks nothing', given: {}, act: { op: 'ask', key: 'a', claim: 'node-b' }, expect: { answer: 'ended', status: 'working', outstanding: [] } },
+  { name: 'an inherited property name is a key like any other', given: {}, act: { op: 'ask', key: 'constructor' }, expect: { answer: 'pending', status: 'input_required', outstanding: ['constructor'] } },
+  { name: 'a pending key reads as pending', given: { asked: ['a'] }, act: { op: 'read', key: 'a' }, expect: { answer: 'pending', status: 'input_required', outstanding: ['a'] } },
+  { name: 'an answered key reads as answered', given: { asked: ['a', 'b'], answered: ['a'] }, act: { op: 'read', key: 'a' }, expect: { answer: 'answered', status: 'input_required', outstanding: ['b'] } },
+  { name: 'a key of a failed task reads as ended', given: { asked: ['a'], ended: 'failed' }, act: { op: 'read', key: 'a' }, expect: { answer: 'ended', status: 'failed', outstanding: ['a'] } },
+  { name: 'answering the only outstanding key returns the task to working', given: { asked: ['a'] }, act: { op: 'answer', responses: { a: 'good' } }, expect: { answer: 'accepted:a', status: 'working', outstanding: [] } },
+  { name: 'a partial answer keeps the task input_required with the rest outstanding', given: { asked: ['a', 'b'] }, act: { op: 'answer', responses: { a: 'good' } }, expect: { answer: 'accepted:a', status: 'input_required', outstanding: ['b'] } },
+  { name: 'answers to unknown keys are ignored', given: { asked: ['a'] }, act: { op: 'answer', responses: { z: 'good' } }, expect: { answer: 'accepted:', status: 'input_required', outstanding: ['a'] } },
+  { name: 'an inherited property name answers no key', given: { asked: ['a'] }, act: { op: 'answer', responses: { constructor: 'good' as const, toString: 'good' as const } }, expect: { answer: 'accepted:', status: 'input_required', outstanding: ['a'] } },
+  { name: 'an answered key takes no second answer', given: { asked: ['a', 'b'], answered: ['a'] }, act: { op: 'answer', responses: { a: 'good' } }, expect: { answer: 'accepted:', status: 'input_required', outstanding: ['b'] } },
+  { name: 'one bad answer writes none of the answers', given: { asked: ['a', 'b'] }, act: { op: 'answer', responses: { a: 'good', b: 'bad' } }, expect: { answer: 'refused', status: 'input_required', outstanding: ['a', 'b'] } },
+  { name: 'a terminal task takes no answer', given: { asked: ['a'], ended: 'cancelled' }, act: { op: 'answer', responses: { a: 'good' } }, expect: { answer: 'accepted:', status: 'cancelled', outstanding: ['a'] } },
+  { name: 'a cancel ends a working task', given: {}, act: { op: 'cancel' }, expect: { answer: 'cancelled', status: 'cancelled', outstanding: [] } },
+  { name: 'a cancel ends a task waiting for input', given: { asked: ['a'] }, act: { op: 'cancel' }, expect: { answer: 'cancelled', status: 'cancelled', outstanding: ['a'] } },
+  { name: 'a cancel leaves a completed task as it is', given: { ended: 'completed' }, act: { op: 'cancel' }, expect: { answer: 'unchanged', status: 'completed', outstanding: [] } },
+  { name: 'the run that holds a task finishes it', given: {}, act: { op: 'finish' }, expect: { answer: 'written', status: 'completed', outstanding: [] } },
+  { name: 'a run may finish a task that waits for input', given: { asked: ['a'] }, act: { op: 'finish' }, expect: { answer: 'written', status: 'completed', outstanding: ['a'] } },
+  { name: 'a run that no longer holds its task cannot finish it', given: {}, act: { op: 'finish', claim: 'node-b' }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'a finish after a cancel loses', given: { ended: 'cancelled' }, act: { op: 'finish' }, expect: { answer: 'lost', status: 'cancelled', outstanding: [] } },
+  { name: 'a finish after a failure loses', given: { ended: 'failed' }, act: { op: 'finish' }, expect: { answer: 'lost', status: 'failed', outstanding: [] } },
+  { name: 'progress keeps a waiting task waiting', given: { asked: ['a'] }, act: { op: 'progress' }, expect: { answer: 'written', status: 'input_required', outstanding: ['a'] } },
+  { name: 'progress from a run that no longer holds its task is refused', given: {}, act: { op: 'progress', claim: 'node-b' }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'progress after the end is refused', given: { ended: 'completed' }, act: { op: 'progress' }, expect: { answer: 'lost', status: 'completed', outstanding: [] } },
+];

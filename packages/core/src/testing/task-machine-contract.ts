@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
+import { outstandingKeys, stateOf } from '../machine/task-state.js';
+import type { TaskRef, TaskStore } from '../store/task-store.js';
+import { newTaskId } from '../task/task-id.js';
+import { CASE_REQUEST, caseResponses, RUNNER, TASK_MACHINE_CASES, type MachineAct, type MachineAnswer, type MachineGiven } from './task-machine-cases.js';
+import type { StoreUnderTest } from './task-store-contract.js';
+
+const RESULT = { content: [{ type: 'text', text: 'done' }] };
+const FAILURE = { code: -32603, message: 'It broke' };
+
+/**
+ * The lifecycle table ({@link TASK_MACHINE_CASES}) through a store's real operations: each case's
+ * task is brought to its state by ordinary calls, the act runs, and the answer, the status and the
+ * outstanding keys must be what core's state machine decides.
+ */
+export function runTaskMachineCases(name: string, makeStore: () => Promise<StoreUnderTest>): void {
+  describe(`the task state machine, through ${name}`, () => {
+    let subject: StoreUnderTest;
+    before(async () => {
+      subject = await makeStore();
+    });
+    after(async () => {
+      await subject.close();
+    });
+
+    for (const machineCase of TASK_MACHINE_CASES) {
+      test(machineCase.name, async () => {
+        const { store } = subject;
+        const ref = await reach(store, machineCase.given);
+        const answer = await act(store, ref, machineCase.act);
+        const task = await store.get(ref);
+        assert.ok(task, 'the task is still there');
+        assert.deepEqual(
+          { answer, status: task.status, outstanding: outstandingKeys(task) },
+          { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
+        );
+        assert.deepEqual(stateOf(task).claim, { nodeId: RUNNER });
+      });
+    }
+  });
+}
+
+async function reach(store: TaskStore, given: MachineGiven): Promise<TaskRef> {
+  const owner = { subject: `user-${randomUUID()}`, server: 'machine', clientId: 'client', resource: '' };
+  const taskId = newTaskId();
+  await store.create({ taskId, owner, tool: 'machine', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: RUNNER }, { maxLive: Infinity });
+  const ref = { taskId, owner };
+  for (const key of given.asked ?? []) await store.requestInput(ref, key, CASE_REQUEST);
+  if (given.answered?.length) {
+    await store.answerInput(ref, caseResponses(Object.fromEntries(given.answered.map((key) => [key, 'good' as const]))));
+  }
+  if (given.ended === 'cancelled') await store.cancel(ref);
+  if (given.ended === 'completed') await store.finish(ref, { status: 'completed', result: RESULT });
+  if (given.ended === 'failed') await store.finish(ref, { status: 'failed', error: FAILURE, statusMessage: FAILURE.message });
+  return ref;
+}
+
+async function act(store: TaskStore, ref: TaskRef, action: MachineAct): Promise<MachineAnswer> {
+  switch (action.op) {
+    case 'ask':
+      return (await store.requestInput(ref, action.key, CASE_REQUEST, { nodeId: action.claim ?? RUNNER })).state;
+    case 'read':
+      return (await store.readInput(ref, action.key)).state;
+    case 'answer':
+      try {
+        const answered = await store.answerInput(ref, caseResponses(action.responses));
+        return `accepted:${answered?.accepted.join(',') ?? ''}`;
+      } catch (error) {
+        if (error instanceof InvalidTaskValueError) return 'refused';
+        throw error;
+      }
+    case 'cancel': {
+      const before = await store.get(ref);
+      const after = await store.cancel(ref);
+      return before?.status !== 'cancelled' && after?.status === 'cancelled' ? 'cancelled' : 'unchanged';
+    }
+    case 'finish':
+      return (await store.finish(ref, { status: 'completed', result: RESULT }, { nodeId: action.claim ?? RUNNER })) ? 'written' : 'lost';
+    case 'progress':
+      return (await store.setStatusMessage(ref, '1/2', { nodeId: action.claim ?? RUNNER })) ? 'written' : 'lost';
+  }
+}

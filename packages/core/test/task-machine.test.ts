@@ -1,0 +1,72 @@
+// The state machine's pure decisions, against the same table every store runs through its real
+// operations (runTaskMachineCases): the table is the one statement of the lifecycle rules.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  decideAnswer,
+  decideAsk,
+  decideCancel,
+  decideRead,
+  decideRunWrite,
+  InvalidTaskValueError,
+  outstandingKeys,
+  type TaskInput,
+  type TaskState,
+  type TaskStatus,
+} from '@mcp-tasks/core';
+import { TASK_MACHINE_CASES, type MachineAct } from '@mcp-tasks/core/testing';
+import { CASE_REQUEST, caseInputs, caseResponses, caseStatus, RUNNER } from '../src/testing/task-machine-cases.js';
+
+interface After {
+  readonly answer: string;
+  readonly state: TaskState;
+}
+
+function apply(state: TaskState, action: MachineAct): After {
+  const claim = { nodeId: ('claim' in action && action.claim) || RUNNER };
+  switch (action.op) {
+    case 'ask': {
+      const decision = decideAsk(state, action.key);
+      if (decision.kind !== 'ask') return { answer: decision.kind, state };
+      if (decideRunWrite(state, claim).kind === 'lost') return { answer: 'ended', state };
+      const inputs: Record<string, TaskInput> = decision.newKey ? { ...state.inputs, [action.key]: { request: CASE_REQUEST } } : { ...state.inputs };
+      return { answer: 'pending', state: { ...state, status: 'input_required', inputs } };
+    }
+    case 'read':
+      return { answer: decideRead(state, action.key).state, state };
+    case 'answer': {
+      try {
+        const decision = decideAnswer(state, caseResponses(action.responses));
+        return { answer: `accepted:${decision.accepted.join(',')}`, state: { ...state, status: decision.status, inputs: { ...state.inputs, ...decision.answered } } };
+      } catch (error) {
+        if (error instanceof InvalidTaskValueError) return { answer: 'refused', state };
+        throw error;
+      }
+    }
+    case 'cancel':
+      return decideCancel(state).kind === 'cancel' ? { answer: 'cancelled', state: { ...state, status: 'cancelled' } } : { answer: 'unchanged', state };
+    case 'finish':
+    case 'progress': {
+      if (decideRunWrite(state, claim).kind === 'lost') return { answer: 'lost', state };
+      const status: TaskStatus = action.op === 'finish' ? 'completed' : state.status;
+      return { answer: 'written', state: { ...state, status } };
+    }
+  }
+}
+
+describe('the task state machine decides each case of the lifecycle table', () => {
+  for (const machineCase of TASK_MACHINE_CASES) {
+    test(machineCase.name, () => {
+      const before: TaskState = { status: caseStatus(machineCase.given), inputs: caseInputs(machineCase.given), claim: { nodeId: RUNNER } };
+      const after = apply(before, machineCase.act);
+      assert.deepEqual(
+        { answer: after.answer, status: after.state.status, outstanding: outstandingKeys(after.state) },
+        { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
+      );
+    });
+  }
+
+  test('a write without a claim is not fenced', () => {
+    assert.equal(decideRunWrite({ status: 'working', inputs: {}, claim: { nodeId: 'x' } }, undefined).kind, 'write');
+  });
+});
