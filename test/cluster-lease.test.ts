@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { newTaskId, TaskRuntime, type NewTask, type TaskContext, type TaskOwner } from '@mcp-tasks/core';
-import { leaseErrorText, PostgresTaskStore } from '@mcp-tasks/postgres';
+import { leaseErrorText, PostgresTaskNode, PostgresTaskStore, type PostgresTaskNodeOptions } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -12,15 +12,47 @@ const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'leas
 let database: TestDatabase;
 let admin: pg.Pool;
 let survivor: PostgresTaskStore;
+let survivorNode: PostgresTaskNode;
+
+interface OpenNode {
+  readonly store: PostgresTaskStore;
+  readonly node: PostgresTaskNode;
+  close(): Promise<void>;
+}
+
+/**
+ * A store and a cluster node beside it, as a demo node opens them. Its reaper runs only when a
+ * test asks (intervalMs large), so rounds are deterministic.
+ */
+async function openNode(nodeId: string, options: PostgresTaskNodeOptions = {}): Promise<OpenNode> {
+  const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, logger: quiet });
+  const node = await PostgresTaskNode.start(store, {
+    nodeId,
+    logger: quiet,
+    testSignals: true,
+    sweeper: false,
+    reaper: { intervalMs: 3_600_000, batchSize: 10, batchPauseMs: 1 },
+    ...options,
+  });
+  return {
+    store,
+    node,
+    close: async () => {
+      await node.stop();
+      await store.close();
+    },
+  };
+}
 
 before(async () => {
   database = await createTestDatabase();
   admin = new pg.Pool({ connectionString: database.url, max: 2 });
-  // The survivor's reaper runs only when a test asks (intervalMs large), so rounds are deterministic.
-  survivor = await PostgresTaskStore.connect({ connectionString: database.url, nodeId: 'survivor', leaseMs: 60_000, reaper: { intervalMs: 3_600_000, batchSize: 10, batchPauseMs: 1 }, logger: quiet });
+  await (await PostgresTaskStore.connect({ connectionString: database.url })).close();
+  ({ store: survivor, node: survivorNode } = await openNode('survivor', { lease: { leaseMs: 60_000 } }));
 });
 
 after(async () => {
+  await survivorNode.stop();
   await survivor.close();
   await admin.end();
   await database.drop();
@@ -31,32 +63,32 @@ async function expireLease(nodeId: string): Promise<void> {
   await admin.query(`UPDATE mcp_tasks.nodes SET lease_expires_at = now() - interval '1 second' WHERE node_id = $1`, [nodeId]);
 }
 
-test('the runtime records the store\'s leased node id on its tasks, and refuses another one', async () => {
-  const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, nodeId: 'n-ids', reaper: { intervalMs: 0 }, logger: quiet });
+test('the runtime records its node\'s id on its tasks, and refuses another one', async () => {
+  const { store, node, close } = await openNode('n-ids', { reaper: false });
   try {
-    const runtime = new TaskRuntime({ store });
+    const runtime = new TaskRuntime({ store, node });
     assert.equal(runtime.nodeId, 'n-ids');
-    assert.throws(() => new TaskRuntime({ store, nodeId: 'other' }), /differs from the store's leased node/);
+    assert.throws(() => new TaskRuntime({ store, node, nodeId: 'other' }), /differs from the node's id/);
     const { rows } = await admin.query(`SELECT lease_ms::int AS lease_ms FROM mcp_tasks.nodes WHERE node_id = 'n-ids'`);
     assert.equal(rows[0].lease_ms, 30_000);
   } finally {
-    await store.close();
+    await close();
   }
 });
 
 test('a node renews its lease every third of it, and releases it on close', async () => {
-  const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, nodeId: 'n-renew', leaseMs: 300, reaper: { intervalMs: 0 }, logger: quiet });
-  const first = await store.lease!.testSignals.renewed.waitOnce(2_000);
-  const second = await store.lease!.testSignals.renewed.waitOnce(2_000);
+  const { node, close } = await openNode('n-renew', { lease: { leaseMs: 300 }, reaper: false });
+  const first = await node.lease!.testSignals.renewed.waitOnce(2_000);
+  const second = await node.lease!.testSignals.renewed.waitOnce(2_000);
   assert.ok(second > first);
-  await store.close();
+  await close();
   const { rows } = await admin.query(`SELECT lease_expires_at <= now() AS expired FROM mcp_tasks.nodes WHERE node_id = 'n-renew'`);
   assert.equal(rows[0].expired, true);
 });
 
 test('tasks of a node whose lease expired fail with the lease error; a completed task stays completed', async () => {
-  const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, nodeId: 'n-dead', leaseMs: 60_000, reaper: { intervalMs: 0 }, logger: quiet });
-  const runtime = new TaskRuntime({ store, pollIntervalMs: 60_000, onError: () => {} });
+  const { store, node, close } = await openNode('n-dead', { lease: { leaseMs: 60_000 }, reaper: false });
+  const runtime = new TaskRuntime({ store, node, pollIntervalMs: 60_000, onError: () => {} });
   try {
     const o = owner();
     const done = await runtime.start({ owner: o, tool: 'quick', args: {}, execute: () => ({ content: [] }) });
@@ -77,10 +109,10 @@ test('tasks of a node whose lease expired fail with the lease error; a completed
     let waiting!: Awaited<ReturnType<typeof runtime.start>>;
     await started;
     await waitUntil(async () => waiting !== undefined && (await store.get(done))?.status === 'completed');
-    await waitUntil(async () => store.listener.state === 'listening');
+    await waitUntil(async () => node.listener!.state === 'listening');
 
     await expireLease('n-dead');
-    const result = await survivor.reaper.runOnce();
+    const result = await survivorNode.reaper!.runOnce();
     assert.equal(result.ran, true);
     assert.equal(result.failed, 1);
     const failed = await survivor.get(waiting);
@@ -95,13 +127,13 @@ test('tasks of a node whose lease expired fail with the lease error; a completed
     assert.equal((await survivor.get(waiting))?.status, 'failed');
 
     // Its next renewal finds the lease lost and starts a new one.
-    await store.lease!.renewOnce();
-    assert.equal(await store.lease!.testSignals.lost.waitOnce(1_000), 0);
+    await node.lease!.renewOnce();
+    assert.equal(await node.lease!.testSignals.lost.waitOnce(1_000), 0);
     const { rows } = await admin.query(`SELECT lease_expires_at > now() AS held FROM mcp_tasks.nodes WHERE node_id = 'n-dead'`);
     assert.equal(rows[0].held, true);
   } finally {
     await runtime.close();
-    await store.close();
+    await close();
   }
 });
 
@@ -111,19 +143,19 @@ test('the reaper pages through many tasks by id, and forgets the node once nothi
   const tasks: NewTask[] = Array.from({ length: 25 }, () => ({ taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'ghost' }));
   for (const task of tasks) await survivor.create(task, { maxLive: Infinity });
   await survivor.finish(tasks[0]!, { status: 'completed', result: { content: [] } });
-  survivor.reaper.testSignals.batchFailed.clear();
-  const result = await survivor.reaper.runOnce();
+  survivorNode.reaper!.testSignals.batchFailed.clear();
+  const result = await survivorNode.reaper!.runOnce();
   assert.equal(result.failed, 24);
   assert.ok(result.nodesDeleted >= 1);
   assert.equal((await admin.query(`SELECT 1 FROM mcp_tasks.nodes WHERE node_id = 'ghost'`)).rowCount, 0);
   // Pages of 10 by id (the completed task takes a slot in one of them), then an empty page.
-  const batches = await Promise.all(Array.from({ length: result.batches }, () => survivor.reaper.testSignals.batchFailed.waitOnce()));
+  const batches = await Promise.all(Array.from({ length: result.batches }, () => survivorNode.reaper!.testSignals.batchFailed.waitOnce()));
   assert.equal(result.batches, 4);
   assert.equal(batches.reduce((a, b) => a + b, 0), 24);
   assert.ok(batches.every((n) => n <= 10));
   assert.equal((await survivor.get(tasks[0]!))?.status, 'completed');
   for (const task of tasks.slice(1)) assert.equal((await survivor.get(task))?.status, 'failed');
-  assert.equal((await survivor.reaper.runOnce()).failed, 0);
+  assert.equal((await survivorNode.reaper!.runOnce()).failed, 0);
 });
 
 test('tasks of a node without a lease row, or with a live lease, are left alone', async () => {
@@ -132,7 +164,7 @@ test('tasks of a node without a lease row, or with a live lease, are left alone'
   const mine: NewTask = { ...orphan, taskId: newTaskId(), nodeId: 'survivor' };
   await survivor.create(orphan, { maxLive: Infinity });
   await survivor.create(mine, { maxLive: Infinity });
-  await survivor.reaper.runOnce();
+  await survivorNode.reaper!.runOnce();
   assert.equal((await survivor.get(orphan))?.status, 'working');
   assert.equal((await survivor.get(mine))?.status, 'working');
 });
@@ -141,21 +173,21 @@ test('a node restarting under the same id fails what its previous incarnation le
   const o = owner();
   const left: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'n-restart' };
   await survivor.create(left, { maxLive: Infinity });
-  const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, nodeId: 'n-restart', reaper: { intervalMs: 0 }, logger: quiet });
+  const { node, close } = await openNode('n-restart', { reaper: false });
   try {
-    assert.equal(await store.lease!.testSignals.registered.waitOnce(1_000), 1);
+    assert.equal(await node.lease!.testSignals.registered.waitOnce(1_000), 1);
     const task = await survivor.get(left);
     assert.equal(task?.status, 'failed');
     assert.equal(task?.error?.message, 'The server running this task stopped (node n-restart restarted)');
   } finally {
-    await store.close();
+    await close();
   }
 });
 
 test('only one node reaps at a time', async () => {
-  const other = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, nodeId: 'n-peer', reaper: { intervalMs: 0 }, logger: quiet });
+  const other = await openNode('n-peer');
   try {
-    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? other : survivor).reaper.runOnce()));
+    const results = await Promise.all(Array.from({ length: 4 }, (_, i) => (i % 2 ? other.node : survivorNode).reaper!.runOnce()));
     // runOnce on one store never overlaps itself; across stores the advisory lock lets one through at a time.
     assert.ok(results.some((r) => r.ran));
   } finally {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { authFromEnv, startDemoServer, type DemoServer } from '@mcp-tasks/demo';
-import type { PostgresTaskStore } from '@mcp-tasks/postgres';
+import type { PostgresTaskNode } from '@mcp-tasks/postgres';
 import { authRpc } from './auth-client.js';
 import { listen, type ListenStream } from './notifications-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -173,7 +173,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
   });
 
   it('a dropped stream unfollows everything (in-process node: the listen and the store counters go back to zero)', async () => {
-    const store = nodeD.tasks.runtime.store as PostgresTaskStore;
+    const store = nodeD.node as PostgresTaskNode;
     const first = await call(url('A'), 'alice', 'export', { project: 'p', files: 1000, delayMs: 60_000 });
     const second = await call(nodeD.url, 'alice', 'confirm_delete', { filename: 'e.txt' });
     const stream = await listen(nodeD.url, [first, second], { token: 'alice' });
@@ -188,7 +188,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
   });
 
   it('draining the node ends open listen streams after their last states', async () => {
-    const store = nodeD.tasks.runtime.store as PostgresTaskStore;
+    const store = nodeD.node as PostgresTaskNode;
     const running = await call(nodeD.url, 'alice', 'export', { project: 'p', files: 1000, delayMs: 60_000 });
     const stream = await listen(nodeD.url, [running], { token: 'alice' });
     await stream.until(() => stream.tasks().length >= 1, 5_000, 'the first state');

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { LISTENER_APPLICATION_NAME, PostgresTaskStore } from '@mcp-tasks/postgres';
+import { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { listeningNode } from './support/listening-node.js';
 
 // The backstop poll is slow on purpose: a signal that arrives well under it came through
 // LISTEN/NOTIFY (or the listener's rescan), not through the runtime's poll.
@@ -28,22 +29,28 @@ describe('delivery between nodes', () => {
   let database: TestDatabase;
   let storeA: PostgresTaskStore;
   let storeB: PostgresTaskStore;
+  let clusterA: PostgresTaskNode;
+  let clusterB: PostgresTaskNode;
   let nodeA: TaskRuntime;
   let nodeB: TaskRuntime;
   let admin: pg.Pool;
 
   before(async () => {
     database = await createTestDatabase();
-    storeA = await PostgresTaskStore.connect({ connectionString: database.url, listener: { reconnectBaseMs: 50, reconnectMaxMs: 500 }, logger: quiet });
+    storeA = await PostgresTaskStore.connect({ connectionString: database.url, logger: quiet });
     storeB = await PostgresTaskStore.connect({ connectionString: database.url });
-    nodeA = new TaskRuntime({ store: storeA, nodeId: 'node-a', pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
-    nodeB = new TaskRuntime({ store: storeB, nodeId: 'node-b', pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
+    clusterA = await listeningNode(storeA, { nodeId: 'node-a', listener: { reconnectBaseMs: 50, reconnectMaxMs: 500 }, logger: quiet });
+    clusterB = await listeningNode(storeB, { nodeId: 'node-b' });
+    nodeA = new TaskRuntime({ store: storeA, node: clusterA, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
+    nodeB = new TaskRuntime({ store: storeB, node: clusterB, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
     admin = new pg.Pool({ connectionString: database.url, max: 1 });
   });
 
   after(async () => {
     await nodeA.close();
     await nodeB.close();
+    await clusterA.stop();
+    await clusterB.stop();
     await storeA.close();
     await storeB.close();
     await admin.end();
@@ -68,7 +75,7 @@ describe('delivery between nodes', () => {
     });
     let ref!: TaskRef;
     await started;
-    await waitUntil(() => ref !== undefined && storeA.listener.state === 'listening');
+    await waitUntil(() => ref !== undefined && clusterA.listener!.state === 'listening');
     return { ref, aborted };
   }
 
@@ -101,7 +108,7 @@ describe('delivery between nodes', () => {
     let ref!: TaskRef;
     await waitUntil(() => ref !== undefined);
     await waitUntilAsync(async () => (await storeB.get(ref))?.status === 'input_required');
-    await waitUntil(() => storeA.listener.state === 'listening');
+    await waitUntil(() => clusterA.listener!.state === 'listening');
     const sent = performance.now();
     await nodeB.update(ref, { name: { action: 'accept', content: { name: 'Luca' } } });
     assert.deepEqual(await answer, { action: 'accept', content: { name: 'Luca' } });
@@ -112,12 +119,12 @@ describe('delivery between nodes', () => {
 
   test('a cancel still reaches node A after its listener backend was terminated (reconnect)', async () => {
     const { ref, aborted } = await startWaitingTask();
-    storeA.listener.testSignals.reconnected.clear();
+    clusterA.listener!.testSignals.reconnected.clear();
     const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
       LISTENER_APPLICATION_NAME,
     ]);
     assert.ok(killed.rowCount! >= 1);
-    await storeA.listener.testSignals.reconnected.waitOnce(5_000);
+    await clusterA.listener!.testSignals.reconnected.waitOnce(5_000);
     const sent = performance.now();
     await nodeB.cancel(ref);
     const elapsed = (await aborted) - sent;
@@ -126,26 +133,28 @@ describe('delivery between nodes', () => {
 
   test('a cancel sent while the listener is down is found by the rescan after it reconnects', async () => {
     const { ref, aborted } = await startWaitingTask();
-    storeA.listener.testSignals.reconnected.clear();
-    storeA.listener.testSignals.connectionLost.clear();
+    clusterA.listener!.testSignals.reconnected.clear();
+    clusterA.listener!.testSignals.connectionLost.clear();
     await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
       LISTENER_APPLICATION_NAME,
     ]);
-    await storeA.listener.testSignals.connectionLost.waitOnce(5_000);
+    await clusterA.listener!.testSignals.connectionLost.waitOnce(5_000);
     const sent = performance.now();
     await nodeB.cancel(ref);
     const elapsed = (await aborted) - sent;
     assert.ok(elapsed < DELIVERY_BOUND_MS, `cancel during reconnect took ${elapsed.toFixed(0)} ms`);
-    await storeA.listener.testSignals.reconnected.waitOnce(5_000);
+    await clusterA.listener!.testSignals.reconnected.waitOnce(5_000);
   });
 
   test('the liveness check confirms a healthy listener', async () => {
-    const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, listener: { livenessIntervalMs: 50 } });
+    const store = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false });
+    const node = await listeningNode(store, { listener: { livenessIntervalMs: 50 } });
     try {
-      const unwatch = store.watch('some-task', () => {});
-      assert.equal(await store.listener.testSignals.livenessChecked.waitOnce(5_000), true);
+      const unwatch = node.watch('some-task', () => {});
+      assert.equal(await node.listener!.testSignals.livenessChecked.waitOnce(5_000), true);
       unwatch();
     } finally {
+      await node.stop();
       await store.close();
     }
   });

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { newTaskId, type NewTask, type TaskOutcome, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { listeningNode } from './support/listening-node.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'follow', clientId: 'client', resource: '' });
 const newTask = (): NewTask => ({ taskId: newTaskId(), owner: owner(), tool: 't', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: 'a' });
@@ -14,6 +15,7 @@ describe('following tasks across nodes', () => {
   let database: TestDatabase;
   let writer: PostgresTaskStore;
   let follower: PostgresTaskStore;
+  let followerNode: PostgresTaskNode;
   let raw: pg.Client;
   const notifications: string[] = [];
 
@@ -21,6 +23,7 @@ describe('following tasks across nodes', () => {
     database = await createTestDatabase();
     writer = await PostgresTaskStore.connect({ connectionString: database.url });
     follower = await PostgresTaskStore.connect({ connectionString: database.url });
+    followerNode = await listeningNode(follower);
     raw = new pg.Client({ connectionString: database.url });
     await raw.connect();
     raw.on('notification', (n) => notifications.push(n.payload ?? ''));
@@ -29,6 +32,7 @@ describe('following tasks across nodes', () => {
 
   after(async () => {
     await raw.end();
+    await followerNode.stop();
     await writer.close();
     await follower.close();
     await database.drop();
@@ -40,12 +44,12 @@ describe('following tasks across nodes', () => {
     const ref: TaskRef = task;
     const seen: string[] = [];
     let pings = 0;
-    const unfollow = await follower.follow(ref, () => {
+    const unfollow = await followerNode.follow(ref, () => {
       pings += 1;
       void follower.get(ref).then((t) => t && seen.push(t.status));
     });
     assert.ok(unfollow);
-    await follower.listener.testSignals.listening.waitOnce();
+    await followerNode.listener!.testSignals.listening.waitOnce();
     await writer.requestInput(ref, 'k', { method: 'elicitation/create', params: { message: '?' } });
     await until(() => seen.includes('input_required'));
     await writer.answerInput(ref, { k: { action: 'accept', content: {} } });
@@ -64,7 +68,7 @@ describe('following tasks across nodes', () => {
     await writer.finish(quiet, DONE);
     const followed = newTask();
     await writer.create(followed, { maxLive: 100 });
-    const unfollow = await follower.follow(followed, () => {});
+    const unfollow = await followerNode.follow(followed, () => {});
     await writer.finish(followed, DONE);
     await until(() => notifications.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type TaskContext } from '@mcp-tasks/core';
-import { LISTENER_APPLICATION_NAME, PostgresTaskStore } from '@mcp-tasks/postgres';
+import { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { listeningNode } from './support/listening-node.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 
@@ -18,6 +19,8 @@ describe('a listener whose backend freezes', () => {
   let admin: pg.Pool;
   let storeA: PostgresTaskStore;
   let storeB: PostgresTaskStore;
+  let clusterA: PostgresTaskNode;
+  let clusterB: PostgresTaskNode;
   let nodeA: TaskRuntime;
   let nodeB: TaskRuntime;
   let canSignal = false;
@@ -30,10 +33,12 @@ describe('a listener whose backend freezes', () => {
     // Only a server on this machine has backends this process can signal.
     canSignal = host == null || /^(127\.|::1)/.test(host);
     const listener = { livenessIntervalMs: 200, livenessTimeoutMs: 300, reconnectBaseMs: 50, reconnectMaxMs: 200 };
-    storeA = await PostgresTaskStore.connect({ connectionString: database.url, listener, logger: quiet, sweepIntervalMs: 0 });
-    storeB = await PostgresTaskStore.connect({ connectionString: database.url, logger: quiet, sweepIntervalMs: 0 });
-    nodeA = new TaskRuntime({ store: storeA, nodeId: 'node-a', pollIntervalMs: 60_000, onError: () => {} });
-    nodeB = new TaskRuntime({ store: storeB, nodeId: 'node-b', pollIntervalMs: 60_000, onError: () => {} });
+    storeA = await PostgresTaskStore.connect({ connectionString: database.url, logger: quiet });
+    clusterA = await listeningNode(storeA, { nodeId: 'node-a', listener, logger: quiet });
+    storeB = await PostgresTaskStore.connect({ connectionString: database.url, logger: quiet });
+    clusterB = await listeningNode(storeB, { nodeId: 'node-b', logger: quiet });
+    nodeA = new TaskRuntime({ store: storeA, node: clusterA, pollIntervalMs: 60_000, onError: () => {} });
+    nodeB = new TaskRuntime({ store: storeB, node: clusterB, pollIntervalMs: 60_000, onError: () => {} });
   });
 
   after(async () => {
@@ -46,6 +51,8 @@ describe('a listener whose backend freezes', () => {
     }
     await nodeA?.close();
     await nodeB?.close();
+    await clusterA?.stop();
+    await clusterB?.stop();
     await storeA?.close();
     await storeB?.close();
     await admin?.end();
@@ -66,17 +73,17 @@ describe('a listener whose backend freezes', () => {
         return { content: [] };
       },
     });
-    await storeA.listener.testSignals.listening.waitOnce(5_000);
+    await clusterA.listener!.testSignals.listening.waitOnce(5_000);
     const { rows } = await admin.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
       [LISTENER_APPLICATION_NAME],
     );
     assert.equal(rows.length, 1, 'one LISTEN connection for the node');
-    storeA.listener.testSignals.reconnected.clear();
+    clusterA.listener!.testSignals.reconnected.clear();
     frozen.push(rows[0]!.pid);
     process.kill(rows[0]!.pid, 'SIGSTOP');
 
-    await storeA.listener.testSignals.reconnected.waitOnce(5_000);
+    await clusterA.listener!.testSignals.reconnected.waitOnce(5_000);
     const sent = performance.now();
     await nodeB.cancel({ taskId: record.taskId, owner: record.owner });
     await abort;

@@ -55,8 +55,8 @@ test('runners starting together on several pools apply each file exactly once', 
 });
 
 test('the schema is substitutable: a store on its own schema keeps its own tasks', async () => {
-  const tenant = await PostgresTaskStore.connect({ connectionString: database.url, schema: 'tenant_a', sweepIntervalMs: 0 });
-  const main = await PostgresTaskStore.connect({ connectionString: database.url, sweepIntervalMs: 0 });
+  const tenant = await PostgresTaskStore.connect({ connectionString: database.url, schema: 'tenant_a' });
+  const main = await PostgresTaskStore.connect({ connectionString: database.url });
   try {
     const owner = { subject: `user-${randomUUID()}`, server: 'migrations', clientId: '', resource: '' };
     const task = { taskId: newTaskId(), owner, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: null };
@@ -77,7 +77,7 @@ test('a schema name that is not a plain identifier is refused before anything ru
 });
 
 test('migrate: false leaves the database alone', async () => {
-  const store = await PostgresTaskStore.connect({ connectionString: database.url, schema: 'untouched', migrate: false, sweepIntervalMs: 0 });
+  const store = await PostgresTaskStore.connect({ connectionString: database.url, schema: 'untouched', migrate: false });
   await store.close();
   const { rows } = await pool.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = 'untouched'`);
   assert.equal(rows.length, 0);

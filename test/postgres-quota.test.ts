@@ -20,7 +20,7 @@ before(async () => {
   // just within one pool's queue. 8 connections each keeps the file within a default
   // max_connections of 100 while other files run alongside.
   for (let i = 0; i < POOLS; i += 1) {
-    stores.push(await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 8, sweepIntervalMs: 0 }));
+    stores.push(await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 8 }));
   }
 });
 

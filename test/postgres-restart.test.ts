@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../packages/demo/src/cluster/embedded-postgres.js';
+import { listeningNode } from './support/listening-node.js';
 
 // Far above what the test waits for: delivery must come from LISTEN/NOTIFY after the reconnect.
 const POLL_INTERVAL_MS = 60_000;
@@ -18,21 +19,27 @@ describe('a PostgreSQL restart while tasks wait', () => {
   let server: EmbeddedPostgresServer;
   let storeA: PostgresTaskStore;
   let storeB: PostgresTaskStore;
+  let clusterA: PostgresTaskNode;
+  let clusterB: PostgresTaskNode;
   let nodeA: TaskRuntime;
   let nodeB: TaskRuntime;
 
   before(async () => {
     server = await startEmbeddedPostgres({ parentDir: path.resolve('.tmp'), name: 'pg-restart' });
     const listener = { reconnectBaseMs: 50, reconnectMaxMs: 500 };
-    storeA = await PostgresTaskStore.connect({ connectionString: server.url, listener, logger: quiet, sweepIntervalMs: 0 });
-    storeB = await PostgresTaskStore.connect({ connectionString: server.url, listener, logger: quiet, sweepIntervalMs: 0 });
-    nodeA = new TaskRuntime({ store: storeA, nodeId: 'node-a', pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
-    nodeB = new TaskRuntime({ store: storeB, nodeId: 'node-b', pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
+    storeA = await PostgresTaskStore.connect({ connectionString: server.url, logger: quiet });
+    clusterA = await listeningNode(storeA, { nodeId: 'node-a', listener, logger: quiet });
+    storeB = await PostgresTaskStore.connect({ connectionString: server.url, logger: quiet });
+    clusterB = await listeningNode(storeB, { nodeId: 'node-b', logger: quiet });
+    nodeA = new TaskRuntime({ store: storeA, node: clusterA, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
+    nodeB = new TaskRuntime({ store: storeB, node: clusterB, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
   });
 
   after(async () => {
     await nodeA?.close();
     await nodeB?.close();
+    await clusterA?.stop();
+    await clusterB?.stop();
     await storeA?.close();
     await storeB?.close();
     await server?.stop();
@@ -65,13 +72,13 @@ describe('a PostgreSQL restart while tasks wait', () => {
     const askRef: TaskRef = { taskId: asking.taskId, owner: asking.owner };
     const waitRef: TaskRef = { taskId: waiting.taskId, owner: waiting.owner };
     await until(async () => (await storeB.get(askRef))?.status === 'input_required');
-    await storeA.listener.testSignals.listening.waitOnce(5_000);
-    storeA.listener.testSignals.reconnected.clear();
+    await clusterA.listener!.testSignals.listening.waitOnce(5_000);
+    clusterA.listener!.testSignals.reconnected.clear();
 
     await server.stopServer();
     await new Promise((resolve) => setTimeout(resolve, 500));
     await server.startServer();
-    await storeA.listener.testSignals.reconnected.waitOnce(15_000);
+    await clusterA.listener!.testSignals.reconnected.waitOnce(15_000);
 
     // The pools' connections died with the server: the first queries may fail before pg replaces them.
     await until(async () => (await storeB.get(askRef).catch(() => undefined))?.status === 'input_required');

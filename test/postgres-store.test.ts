@@ -10,7 +10,7 @@ let store: PostgresTaskStore;
 
 before(async () => {
   database = await createTestDatabase();
-  store = await PostgresTaskStore.connect({ connectionString: database.url, sweepIntervalMs: 0 });
+  store = await PostgresTaskStore.connect({ connectionString: database.url });
 });
 
 after(async () => {

@@ -2,22 +2,27 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { newTaskId, type NewTask, type TaskOwner } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { PostgresTaskNode, PostgresTaskStore, type TtlSweeper } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 let database: TestDatabase;
 let store: PostgresTaskStore;
+let node: PostgresTaskNode;
+let sweeper: TtlSweeper;
 let admin: pg.Pool;
 
 before(async () => {
   database = await createTestDatabase();
-  // The timer is off: each test runs a sweep when it wants one.
-  store = await PostgresTaskStore.connect({ connectionString: database.url, sweepIntervalMs: 0, sweeper: { batchSize: 100, batchPauseMs: 5 } });
+  store = await PostgresTaskStore.connect({ connectionString: database.url });
+  // The sweeper is built but not started: each test runs a sweep when it wants one.
+  node = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 100, batchPauseMs: 5 }, testSignals: true });
+  sweeper = node.sweeper!;
   admin = new pg.Pool({ connectionString: database.url, max: 2 });
 });
 
 after(async () => {
+  await node.stop();
   await store.close();
   await admin.end();
   await database.drop();
@@ -44,13 +49,13 @@ test('expired tasks read as absent before the sweep, and the sweep deletes them 
   assert.equal((await store.controlStates(expiring.slice(0, 10))).size, 0);
   assert.ok(await store.get(lasting[0]!));
 
-  store.sweeper.testSignals.batchDeleted.clear();
-  const result = await store.sweeper.runOnce();
+  sweeper.testSignals.batchDeleted.clear();
+  const result = await sweeper.runOnce();
   assert.deepEqual(result, { ran: true, deleted: 250, batches: 3 });
   const batches = [
-    await store.sweeper.testSignals.batchDeleted.waitOnce(),
-    await store.sweeper.testSignals.batchDeleted.waitOnce(),
-    await store.sweeper.testSignals.batchDeleted.waitOnce(),
+    await sweeper.testSignals.batchDeleted.waitOnce(),
+    await sweeper.testSignals.batchDeleted.waitOnce(),
+    await sweeper.testSignals.batchDeleted.waitOnce(),
   ];
   assert.deepEqual(batches, [100, 100, 50]);
   assert.equal(await rowCount(), 10);
@@ -66,27 +71,27 @@ test('only one node sweeps at a time: a sweep finds the lock taken and skips its
   try {
     const { rows } = await other.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended('mcp-tasks:ttl-sweeper:mcp_tasks', 0)) AS locked`);
     assert.equal(rows[0]?.locked, true);
-    assert.deepEqual(await store.sweeper.runOnce(), { ran: false, deleted: 0, batches: 0 });
+    assert.deepEqual(await sweeper.runOnce(), { ran: false, deleted: 0, batches: 0 });
     await other.query(`SELECT pg_advisory_unlock(hashtextextended('mcp-tasks:ttl-sweeper:mcp_tasks', 0))`);
   } finally {
     other.release();
   }
-  assert.deepEqual(await store.sweeper.runOnce(), { ran: true, deleted: 1, batches: 1 });
+  assert.deepEqual(await sweeper.runOnce(), { ran: true, deleted: 1, batches: 1 });
 });
 
-test('the store sweeps on its own every sweepIntervalMs', async () => {
-  const timed = await PostgresTaskStore.connect({ connectionString: database.url, migrate: false, sweepIntervalMs: 50 });
+test('a node sweeps on its own every sweeper.intervalMs', async () => {
+  const timed = await PostgresTaskNode.start(store, { lease: false, reaper: false, listener: false, sweeper: { intervalMs: 50 }, testSignals: true });
   try {
     const t = task(owner(), 20);
-    await timed.create(t, { maxLive: Infinity });
+    await store.create(t, { maxLive: Infinity });
     await new Promise((resolve) => setTimeout(resolve, 40));
     for (;;) {
-      const sweep = await timed.sweeper.testSignals.swept.waitOnce(5_000);
+      const sweep = await timed.sweeper!.testSignals.swept.waitOnce(5_000);
       if (sweep.deleted > 0) break;
     }
     const { rows } = await admin.query('SELECT 1 FROM mcp_tasks.tasks WHERE id = $1', [t.taskId]);
     assert.equal(rows.length, 0);
   } finally {
-    await timed.close();
+    await timed.stop();
   }
 });

@@ -5,8 +5,8 @@
 // Once with LISTEN/NOTIFY, once polling only: a store wrapper whose `watch` never delivers, so only
 // the runtime's backstop poll (every pollIntervalMs) can notice.
 import { randomUUID } from 'node:crypto';
-import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef, type TaskStore } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { TaskRuntime, type TaskContext, type TaskNode, type TaskOwner, type TaskRef, type TaskStore } from '@mcp-tasks/core';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { percentile } from '../stats.js';
 import { sleep, waitUntil } from '../support/concurrency.js';
 import { atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
@@ -16,16 +16,6 @@ const quiet = { warn: () => {}, error: () => {} };
 const ELICIT = { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: {} } } as const;
 
 /** The store with its deliveries switched off: only the runtime's poll notices anything. */
-function pollingOnly(store: TaskStore): TaskStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'watch') return () => () => {};
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 interface Nodes {
   readonly a: TaskRuntime;
   readonly b: TaskRuntime;
@@ -104,15 +94,21 @@ async function spreadSamples(nodes: Nodes, kind: Kind, count: number): Promise<n
 
 export async function runDelivery(context: BenchContext): Promise<ScenarioResult> {
   const samples = context.quick ? 30 : 200;
-  const storeA = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 5, sweepIntervalMs: 0, logger: quiet });
-  const storeB = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 5, sweepIntervalMs: 0, migrate: false, logger: quiet });
-  const make = (store: TaskStore, nodeId: string) => new TaskRuntime({ store, nodeId, pollIntervalMs: POLL_INTERVAL_MS, maxPerPrincipal: Infinity, onError: () => {} });
-  const notify: Nodes = { a: make(storeA, 'node-a'), b: make(storeB, 'node-b'), storeA, storeB };
-  const polling: Nodes = { a: make(pollingOnly(storeA), 'node-a-poll'), b: make(pollingOnly(storeB), 'node-b-poll'), storeA, storeB };
+  const storeA = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 5, logger: quiet });
+  const storeB = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 5, migrate: false, logger: quiet });
+  // Only the LISTEN connection: no lease, reaper or sweeper to disturb the figures.
+  const listening = { lease: false, reaper: false, sweeper: false, logger: quiet } as const;
+  const clusterA = await PostgresTaskNode.start(storeA, { ...listening, nodeId: 'node-a' });
+  const clusterB = await PostgresTaskNode.start(storeB, { ...listening, nodeId: 'node-b' });
+  const make = (store: TaskStore, node: TaskNode | undefined, nodeId: string) =>
+    new TaskRuntime({ store, ...(node ? { node } : { nodeId }), pollIntervalMs: POLL_INTERVAL_MS, maxPerPrincipal: Infinity, onError: () => {} });
+  const notify: Nodes = { a: make(storeA, clusterA, 'node-a'), b: make(storeB, clusterB, 'node-b'), storeA, storeB };
+  // Without a node a runtime hears of nothing: the backstop poll alone.
+  const polling: Nodes = { a: make(storeA, undefined, 'node-a-poll'), b: make(storeB, undefined, 'node-b-poll'), storeA, storeB };
   try {
     // The listener connects on the first watch; wait for it, and warm up.
     await sequentialSamples(notify, 'cancel', 5);
-    await waitUntil(() => storeA.listener.state === 'listening', 10_000, 'listener');
+    await waitUntil(() => clusterA.listener!.state === 'listening', 10_000, 'listener');
     await sequentialSamples(notify, 'cancel', 20);
     await sequentialSamples(notify, 'update', 20);
 
@@ -163,6 +159,8 @@ export async function runDelivery(context: BenchContext): Promise<ScenarioResult
     };
   } finally {
     for (const runtime of [notify.a, notify.b, polling.a, polling.b]) await runtime.close();
+    await clusterA.stop();
+    await clusterB.stop();
     await storeA.close();
     await storeB.close();
   }

@@ -1,7 +1,7 @@
 // The process scenario 7 measures (run with --expose-gc): a TaskRuntime on a PostgresTaskStore
 // with TASKS tasks started, each blocked in ctx.elicit. Prints one JSON line with its measurements.
 import { TaskRuntime, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 
 const databaseUrl = process.env['DATABASE_URL']!;
@@ -18,8 +18,10 @@ const collect = async () => {
   return process.memoryUsage();
 };
 
-const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: false, sweepIntervalMs: 0 });
-const runtime = new TaskRuntime({ store, nodeId, maxPerPrincipal: Infinity, onError: () => {} });
+const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: false });
+// A node as a demo node has one, less the lease (the bench's tasks outlive no node).
+const node = await PostgresTaskNode.start(store, { nodeId, lease: false, reaper: false, sweeper: false });
+const runtime = new TaskRuntime({ store, node, maxPerPrincipal: Infinity, onError: () => {} });
 const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
 const ELICIT = { mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } as const;
 const execute = async (_args: object, ctx: { elicit: (key: string, params: typeof ELICIT) => Promise<unknown> }) => {
@@ -74,6 +76,7 @@ process.stdout.write(
   }) + '\n',
 );
 await runtime.close();
+await node.stop();
 await store.close();
 await admin.end();
 process.exit(0);

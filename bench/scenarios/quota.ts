@@ -15,7 +15,7 @@ export async function runQuota(context: BenchContext): Promise<ScenarioResult> {
   const stores: PostgresTaskStore[] = [];
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   try {
-    for (let i = 0; i < NODES; i += 1) stores.push(await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 8, sweepIntervalMs: 0, migrate: i === 0 }));
+    for (let i = 0; i < NODES; i += 1) stores.push(await PostgresTaskStore.connect({ connectionString: context.databaseUrl, poolSize: 8, migrate: i === 0 }));
     const overshoot: number[] = [];
     const live: number[] = [];
     const durations: number[] = [];

@@ -7,7 +7,7 @@ import { closedLoop } from '../support/concurrency.js';
 import { RESULT, tasksPerSecond, type LoadShape, type ThroughputSubject } from './load-shape.js';
 
 export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLive: number): Promise<ThroughputSubject> {
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: shape.clients, sweepIntervalMs: 0 });
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: shape.clients });
   const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   // One owner per client: each client has at most one live task, so the quota (100) is checked
   // on every create but never refuses one.

@@ -1,9 +1,9 @@
 // Scenario 5, the sweep: a backlog of expired rows (INSERT … SELECT generate_series), deleted by
-// the store's TTL sweeper (`store.sweeper.runOnce()`, default batch size and pause), while readers
+// the store's TTL sweeper (`sweeper.runOnce()`, default batch size and pause), while readers
 // call `store.get` on live tasks through the same store (the same pool) the whole time.
 // Each DELETE batch is timed on the client, around the statement, by wrapping the pool's clients.
 import { ownerKey, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { percentile } from '../stats.js';
 import { sleep } from '../support/concurrency.js';
@@ -36,7 +36,9 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const batches: number[] = [];
   const pool = new pg.Pool({ connectionString: context.databaseUrl, max: 10 });
   timeDeletes(pool, batches);
-  const store = await PostgresTaskStore.connect({ pool, sweepIntervalMs: 0 });
+  const store = await PostgresTaskStore.connect({ pool });
+  // The sweeper alone, not started: each run sweeps once, when the benchmark says.
+  const sweeper = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false }).sweeper!;
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   const tasks = `${store.schema}.tasks`;
   const totals: number[] = [];
@@ -90,7 +92,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       latencies = [];
       batches.length = 0;
       const started = performance.now();
-      const result = await store.sweeper.runOnce();
+      const result = await sweeper.runOnce();
       const total = (performance.now() - started) / 1000;
       stop = true;
       await Promise.all(readers);
@@ -111,7 +113,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
           `reads p99 ${readP99.at(-1)!.toFixed(1)} ms (before the sweep ${baselineP99.at(-1)!.toFixed(1)} ms)`,
       );
     }
-    const { batchSize, batchPauseMs } = store.sweeper.config;
+    const { batchSize, batchPauseMs } = sweeper.config;
     notes.push(
       `Defaults: batchSize ${batchSize}; after each batch the sweeper pauses half as long as the batch took, at most batchPauseMs ` +
         `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed.`,
@@ -122,7 +124,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       method:
         `${rows.toLocaleString('en-US')} expired, completed rows (1 000 owners, expiring 1 ms apart) and ${LIVE_TASKS} live tasks are inserted with ` +
         `\`INSERT … SELECT generate_series\`, then \`VACUUM ANALYZE\` (as autovacuum would have for a backlog built over time). ` +
-        `\`store.sweeper.runOnce()\` deletes the expired rows with the default configuration. Meanwhile ${READERS} readers call \`store.get\` ` +
+        `\`sweeper.runOnce()\` deletes the expired rows with the default configuration. Meanwhile ${READERS} readers call \`store.get\` ` +
         `on the live tasks through the same store and pool, each pausing ${READER_PAUSE_MS} ms between reads; the same readers run 2 s before the ` +
         `sweep for a baseline. Batch time is the client-side time of each \`DELETE\` statement.`,
       metrics: [

@@ -195,19 +195,18 @@ describe('progress and cancellation', () => {
 
   test('the poll notices a task that ended without a signal', async () => {
     const store = new MemoryTaskStore();
-    // A store whose watch never delivers: only the backstop poll can tell the run.
+    // A store that delivers no events: only the backstop poll can tell the run.
     const deaf: TaskStore = {
       create: (task, options) => store.create(task, options),
       get: (ref) => store.get(ref),
-      setStatusMessage: (ref, message) => store.setStatusMessage(ref, message),
-      requestInput: (ref, key, request) => store.requestInput(ref, key, request),
+      setStatusMessage: (ref, message, claim) => store.setStatusMessage(ref, message, claim),
+      requestInput: (ref, key, request, claim) => store.requestInput(ref, key, request, claim),
       readInput: (ref, key) => store.readInput(ref, key),
       answerInput: (ref, responses) => store.answerInput(ref, responses),
       cancel: (ref) => store.cancel(ref),
-      finish: (ref, outcome) => store.finish(ref, outcome),
+      finish: (ref, outcome, claim) => store.finish(ref, outcome, claim),
       controlStates: (refs) => store.controlStates(refs),
-      watch: () => () => {},
-      follow: (ref, listener) => store.follow(ref, listener),
+      markFollowed: (ref) => store.markFollowed(ref),
       close: () => store.close(),
     };
     const rt = runtime({ store: deaf, pollIntervalMs: 30 });

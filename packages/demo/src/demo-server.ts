@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TaskNode } from '@mcp-tasks/core';
 import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -25,6 +26,8 @@ export interface DemoServer {
   /** The URL of the second server (`/other/mcp`, server {@link OTHER_SERVER_NAME}). */
   readonly otherUrl: string;
   readonly tasks: McpTasks;
+  /** The cluster node beside a PostgreSQL store (absent on the memory store). */
+  readonly node: TaskNode | undefined;
   /** The `/mcp` handler, with `notifications/tasks` on `subscriptions/listen` (its open streams and follows). */
   readonly listen: TaskListenHandler;
   /** Stops taking requests, drains running tasks up to `drainMs`, closes the store. */
@@ -44,11 +47,12 @@ export interface DemoServerOptions {
 /** Starts one demo node (what `npm run serve` runs). */
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
-  const store = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs });
+  const { store, node } = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs });
   const tasks = new McpTasks({
     store,
+    ...(node ? { node } : {}),
     ...(metrics.meterProvider ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
-    ...(config.nodeId === undefined ? {} : { nodeId: config.nodeId }),
+    ...(node || config.nodeId === undefined ? {} : { nodeId: config.nodeId }),
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
@@ -79,6 +83,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     url: `http://${host}:${address.port}/mcp`,
     otherUrl: `http://${host}:${address.port}/other/mcp`,
     tasks,
+    node,
     listen: handler,
     async close(drainMs = config.drainMs ?? 10_000) {
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));

@@ -1,4 +1,6 @@
-export { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { PostgresTaskNode, type PostgresTaskNodeOptions } from './node/postgres-task-node.js';
+export { LISTENER_APPLICATION_NAME } from './listener/listener-connection.js';
 export { migrate, type MigrateResult } from './migrations/migrate.js';
 export { loadMigrations, migrationsDirectory, type Migration } from './migrations/migration-files.js';
 export { DEFAULT_SCHEMA, assertSchemaName } from './schema/schema-name.js';

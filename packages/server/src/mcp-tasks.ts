@@ -1,4 +1,4 @@
-import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type Implementation, type JSONRPCRequest, type McpHttpHandler, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
@@ -72,9 +72,11 @@ export class McpTasks {
   readonly #maxArgumentBytes: number;
   readonly #tracer: McpRequestTracer;
   readonly #listens = new Set<TaskListenHandler>();
+  readonly #node: TaskNode | undefined;
 
   constructor(options: McpTasksOptions = {}) {
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
+    this.#node = options.node;
     this.runtime = new TaskRuntime({
       ...runtimeOptions,
       store: store ?? new MemoryTaskStore(),
@@ -188,10 +190,11 @@ export class McpTasks {
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
   }
 
-  /** Stops the runtime and closes the store. */
+  /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     await this.runtime.close();
+    await this.#node?.stop();
     await this.runtime.store.close();
   }
 }

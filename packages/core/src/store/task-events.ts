@@ -25,4 +25,6 @@ export interface TaskEvents {
  */
 export interface TaskNode extends TaskEvents {
   readonly nodeId: string;
+  /** Stops the node's services, once the runtime settled its runs and before the store closes. */
+  stop(): Promise<void>;
 }

@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     databaseUrl = embedded.url;
   }
   // Once, before the nodes start (each would otherwise queue on the migration lock).
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: 1, migrate: true, sweepIntervalMs: 0 });
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: 1, migrate: true });
   await store.close();
   for (let i = 1; i <= nodeCount; i += 1) {
     const nodePort = await freePort(host);

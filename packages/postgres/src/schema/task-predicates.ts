@@ -1,3 +1,4 @@
+import type { RunClaim } from '@mcp-tasks/core';
 import { sql, type RawBuilder } from 'kysely';
 
 // Fragments every statement shares, so "visible" and "live" mean one thing everywhere.
@@ -15,3 +16,11 @@ export const isLive: RawBuilder<boolean> = sql<boolean>`status IN ('working', 'i
  * never earlier than the previous value.
  */
 export const touchedAt: RawBuilder<Date> = sql<Date>`greatest(date_trunc('milliseconds', now()), last_updated_at)`;
+
+/**
+ * The row is held by `claim` (no claim: any holder). The one place a run's fencing is written, so
+ * durable work's attempt numbers extend this predicate and no statement that uses it.
+ */
+export function heldBy(claim: RunClaim | undefined): RawBuilder<boolean> {
+  return claim === undefined ? sql<boolean>`true` : sql<boolean>`node_id = ${claim.nodeId}`;
+}

@@ -1,17 +1,17 @@
-import type { TaskOutcome, TaskRecord, TaskRef } from '@mcp-tasks/core';
+import type { RunClaim, TaskOutcome, TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { normaliseStatusMessage, ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
+import { heldBy, isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { notifyFollowers } from './notify-followers.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
- * Ends a live task with its outcome, compare-and-set on the live statuses: `undefined` when it
- * already ended (a cancel won) or is gone. Only followed tasks NOTIFY (for notifications/tasks); the running node needs no signal.
+ * Ends a live task with its outcome, compare-and-set on the live statuses and the run's claim:
+ * `undefined` when it already ended (a cancel won), is gone, or the run no longer holds it. Only followed tasks NOTIFY (for notifications/tasks); the running node needs no signal.
  */
-export async function finishTask(context: SqlContext, ref: TaskRef, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+export async function finishTask(context: SqlContext, ref: TaskRef, outcome: TaskOutcome, claim: RunClaim | undefined): Promise<TaskRecord | undefined> {
   const result = outcome.status === 'completed' ? JSON.stringify(outcome.result) : null;
   const error = outcome.status === 'failed' ? JSON.stringify(outcome.error) : null;
   // A failure replaces the status message; a completion keeps the last progress message.
@@ -23,7 +23,7 @@ export async function finishTask(context: SqlContext, ref: TaskRef, outcome: Tas
            error = ${error}::jsonb,
            status_message = ${statusMessage},
            last_updated_at = ${touchedAt}
-     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
     RETURNING *, ${notifyFollowers(context.channel)}
   `.execute(context.db);
   return rows[0] && toTaskRecord(rows[0]);

@@ -1,11 +1,11 @@
 import type { InputAsk, TaskInput, TaskRef } from '@mcp-tasks/core';
-import { isTerminal, ownerKey } from '@mcp-tasks/core';
+import { decideRead, ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
 import { visibleTo } from '../schema/task-predicates.js';
 import { toTaskStatus } from '../schema/task-row.js';
 import type { SqlContext } from './sql-context.js';
 
-/** Where input `key` stands, without asking: answered, pending, or ended with the task. */
+/** Where input `key` stands, without asking: answered, pending, or ended with the task (`decideRead`). */
 export async function readInput(context: SqlContext, ref: TaskRef, key: string): Promise<InputAsk> {
   const { rows } = await sql<{ status: string; input: TaskInput | null }>`
     SELECT status, inputs -> ${key} AS input
@@ -14,8 +14,5 @@ export async function readInput(context: SqlContext, ref: TaskRef, key: string):
   `.execute(context.db);
   const row = rows[0];
   if (!row) return { state: 'ended', status: null };
-  if (row.input?.response !== undefined) return { state: 'answered', response: row.input.response };
-  const status = toTaskStatus(row.status);
-  if (isTerminal(status)) return { state: 'ended', status };
-  return { state: 'pending' };
+  return decideRead({ status: toTaskStatus(row.status), inputs: row.input ? { [key]: row.input } : {} }, key);
 }

@@ -1,46 +1,37 @@
-import type { InputAsk, InputRequest, TaskInput, TaskRef } from '@mcp-tasks/core';
-import { InvalidTaskValueError, TASK_LIMITS, isTerminal, ownerKey } from '@mcp-tasks/core';
+import type { InputAsk, InputRequest, RunClaim, TaskRef } from '@mcp-tasks/core';
+import { decideAsk, decideRunWrite, stateOf } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { touchedAt, visibleTo } from '../schema/task-predicates.js';
-import { toTaskStatus } from '../schema/task-row.js';
+import { touchedAt } from '../schema/task-predicates.js';
 import { notifyFollowers } from './notify-followers.js';
+import { getTask } from './get-task.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
 
 /**
- * Asks for input under `key`: a key answered before returns its first answer; otherwise the key
- * is recorded (once) and the task moves to `input_required`. The row is locked so the
- * "answered?" read and the write see one state.
+ * Asks for input under `key`, as core's state machine decides (`decideAsk`): the row is locked so
+ * the decision and the write see one state. A new key is recorded once; the task moves to
+ * `input_required`; followers hear of a new key or of the move, not of a repeated ask.
  */
-export async function requestInput(context: SqlContext, ref: TaskRef, key: string, request: InputRequest): Promise<InputAsk> {
+export async function requestInput(context: SqlContext, ref: TaskRef, key: string, request: InputRequest, claim: RunClaim | undefined): Promise<InputAsk> {
   return context.db.transaction().execute(async (trx) => {
-    const { tasks } = withExecutor(context, trx);
-    const { rows } = await sql<{ status: string; input: TaskInput | null; asked: number }>`
-      SELECT status, inputs -> ${key} AS input, cardinality(input_keys) AS asked
-        FROM ${tasks}
-       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))}
-         FOR UPDATE
-    `.execute(trx);
-    const row = rows[0];
-    if (!row) return { state: 'ended', status: null };
-    const status = toTaskStatus(row.status);
-    if (row.input?.response !== undefined) return { state: 'answered', response: row.input.response };
-    if (isTerminal(status)) return { state: 'ended', status };
-    if (!row.input && row.asked >= TASK_LIMITS.maxInputKeys) {
-      throw new InvalidTaskValueError(`a task may ask at most ${TASK_LIMITS.maxInputKeys} input keys`);
-    }
-    const addKey = row.input
-      ? sql``
-      : sql`, inputs = inputs || jsonb_build_object(${key}::text, jsonb_build_object('request', ${JSON.stringify(request)}::jsonb)),
-              input_keys = array_append(input_keys, ${key}::text)`;
-    // Followers hear of a new key or a move to input_required, not of a repeated ask.
-    const changed = !row.input || status !== 'input_required';
+    const tx = withExecutor(context, trx);
+    const task = await getTask(tx, ref, { forUpdate: true });
+    if (!task) return { state: 'ended', status: null };
+    const state = stateOf(task);
+    const decision = decideAsk(state, key);
+    if (decision.kind === 'answered') return { state: 'answered', response: decision.response };
+    if (decision.kind === 'ended') return { state: 'ended', status: decision.status };
+    if (decideRunWrite(state, claim).kind === 'lost') return { state: 'ended', status: task.status };
+    const addKey = decision.newKey
+      ? sql`, inputs = inputs || jsonb_build_object(${key}::text, jsonb_build_object('request', ${JSON.stringify(request)}::jsonb)),
+              input_keys = array_append(input_keys, ${key}::text)`
+      : sql``;
     await sql`
-      UPDATE ${tasks}
+      UPDATE ${tx.tasks}
          SET status = 'input_required',
              last_updated_at = ${touchedAt}
              ${addKey}
-       WHERE id = ${ref.taskId} AND status IN ('working', 'input_required')
-      ${changed ? sql`RETURNING ${notifyFollowers(context.channel)}` : sql``}
+       WHERE id = ${ref.taskId}
+      ${decision.changed ? sql`RETURNING ${notifyFollowers(context.channel)}` : sql``}
     `.execute(trx);
     return { state: 'pending' };
   });

@@ -1,18 +1,18 @@
-import type { TaskRecord, TaskRef } from '@mcp-tasks/core';
+import type { RunClaim, TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
+import { heldBy, isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import type { SqlContext } from './sql-context.js';
 
-/** Sets the status message of a live task; `undefined` when it is not live (or not visible). */
-export async function setStatusMessage(context: SqlContext, ref: TaskRef, statusMessage: string): Promise<TaskRecord | undefined> {
+/** Sets the status message of a live task the run holds; `undefined` when it is not live, not visible or not held. */
+export async function setStatusMessage(context: SqlContext, ref: TaskRef, statusMessage: string, claim: RunClaim | undefined): Promise<TaskRecord | undefined> {
   const { rows } = await sql<TaskRow>`
     UPDATE ${context.tasks}
        SET status_message = ${statusMessage},
            last_updated_at = ${touchedAt}
-     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
+     WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
     RETURNING *
   `.execute(context.db);
   return rows[0] && toTaskRecord(rows[0]);

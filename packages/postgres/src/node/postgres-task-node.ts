@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import type { TaskNode, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
+import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
+import type { ControlMessage } from '../listener/control-channel.js';
+import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
+import { listenerConnectionConfig } from '../listener/listener-connection.js';
+import { LeaseReaper, type LeaseReaperConfig } from '../maintenance/lease-reaper.js';
+import { consoleLogger, type MaintenanceLogger } from '../maintenance/maintenance-logger.js';
+import { NodeLease, type NodeLeaseConfig } from '../maintenance/node-lease.js';
+import { enableTestSignals } from '../maintenance/test-signal.js';
+import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
+import { connectionOf, type PostgresTaskStore, type StoreConnection } from '../postgres-task-store.js';
+import { readWatchedStates } from '../sql/read-watched-states.js';
+
+/**
+ * Options of {@link PostgresTaskNode.start}. Each service takes its settings, or `false` to switch
+ * it off on this node; every one is on by default.
+ */
+export interface PostgresTaskNodeOptions {
+  /** This node's id, recorded on the tasks it runs. Default: `node-<random UUID>`. */
+  readonly nodeId?: string;
+  /** The LISTEN connection that carries cancels, answers and followed changes to this node. */
+  readonly listener?: ControlListenerConfig | false;
+  /** The node's lease: while it is held, the node's live tasks are its own. */
+  readonly lease?: NodeLeaseConfig | false;
+  /** Fails the tasks of nodes whose lease expired. Interval default: a third of `lease.leaseMs`. */
+  readonly reaper?: LeaseReaperConfig | false;
+  /** Deletes expired tasks (they read as absent before). */
+  readonly sweeper?: TtlSweeperConfig | false;
+  /** Where background problems are reported. Default: the console. */
+  readonly logger?: MaintenanceLogger;
+  /** Keep every service's test signals from the start (tests only; off, they cost nothing). */
+  readonly testSignals?: boolean;
+}
+
+/**
+ * One node of a cluster on a {@link PostgresTaskStore}: it owns the cluster services beside the
+ * store (the LISTEN connection, the node lease, the lease reaper, the TTL sweeper) and fans the
+ * events they bring out to this process's runs and followers. Give it to the runtime as `node`.
+ */
+export class PostgresTaskNode implements TaskNode {
+  readonly nodeId: string;
+  /** The LISTEN connection (connects on the first watch or follow); `undefined` when switched off. */
+  readonly listener: ControlListener | undefined;
+  readonly lease: NodeLease | undefined;
+  readonly reaper: LeaseReaper | undefined;
+  readonly sweeper: TtlSweeper | undefined;
+  readonly #connection: StoreConnection;
+  readonly #store: PostgresTaskStore;
+  readonly #logger: MaintenanceLogger;
+  readonly #fanOut: TaskFanOut;
+  #stopped: Promise<void> | undefined;
+
+  /** Starts a node beside `store`: registers its lease and starts its timers. */
+  static async start(store: PostgresTaskStore, options: PostgresTaskNodeOptions = {}): Promise<PostgresTaskNode> {
+    const node = new PostgresTaskNode(store, options);
+    try {
+      await node.lease?.start();
+    } catch (error) {
+      await node.stop();
+      throw error;
+    }
+    node.reaper?.start();
+    node.sweeper?.start();
+    return node;
+  }
+
+  /** Prefer {@link PostgresTaskNode.start}: the constructor validates and builds, and starts nothing. */
+  constructor(store: PostgresTaskStore, options: PostgresTaskNodeOptions = {}) {
+    this.#store = store;
+    this.#connection = connectionOf(store);
+    this.#logger = options.logger ?? consoleLogger;
+    this.#fanOut = new TaskFanOut((error, taskId) => this.#logger.error(`a listener of task ${taskId} threw`, error));
+    this.nodeId = options.nodeId ?? `node-${randomUUID()}`;
+    const { sql, schema, pool } = this.#connection;
+    this.lease = options.lease === false ? undefined : new NodeLease(sql, this.nodeId, this.#logger, options.lease, () => void this.#rescan());
+    const leaseMs = this.lease?.config.leaseMs;
+    this.reaper =
+      options.reaper === false
+        ? undefined
+        : new LeaseReaper(sql, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
+    this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(sql, schema, this.#logger, options.sweeper);
+    this.listener =
+      options.listener === false
+        ? undefined
+        : new ControlListener(
+            listenerConnectionConfig(pool),
+            sql.channel,
+            {
+              onMessage: (message) => this.#deliver(message),
+              onListening: () => void this.#rescan(),
+              notify: async (channel, payload) => {
+                await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+              },
+              logger: this.#logger,
+            },
+            options.listener,
+          );
+    if (options.testSignals) {
+      for (const service of [this.listener, this.lease, this.reaper, this.sweeper]) if (service) enableTestSignals(service.testSignals);
+    }
+  }
+
+  watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe {
+    const unwatch = this.#fanOut.watch(taskId, listener);
+    if (!this.#stopped) this.listener?.start();
+    return unwatch;
+  }
+
+  async follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined> {
+    if (!(await this.#store.markFollowed(ref))) return undefined;
+    const unfollow = this.#fanOut.follow(ref.taskId, listener);
+    // Changes made before the connection listens are covered by its rescan, which pings followers.
+    if (!this.#stopped) this.listener?.start();
+    return unfollow;
+  }
+
+  /** How many tasks this node follows now (0 when no follower is left); for tests and metrics. */
+  get followedTaskCount(): number {
+    return this.#fanOut.followedTaskIds().length;
+  }
+
+  /**
+   * Stops the services. Call it after the runtime settled its runs and before the store closes:
+   * the lease goes last, so another node's reaper fails only what is still live then.
+   */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#fanOut.clear();
+      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.listener?.stop()]);
+      await this.lease?.stop();
+    })();
+    return this.#stopped;
+  }
+
+  #deliver(message: ControlMessage): void {
+    if (message.op !== 'status') this.#fanOut.signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
+    this.#fanOut.changed(message.taskId);
+  }
+
+  /**
+   * Once the connection listens (first, or after a reconnect), or the lease was renewed after a
+   * loss, notifications sent before are lost: re-read every watched task and signal what changed
+   * (ended: cancelled; otherwise a wake so waiters re-read), and ping every follower.
+   */
+  async #rescan(): Promise<void> {
+    for (const taskId of this.#fanOut.followedTaskIds()) this.#fanOut.changed(taskId);
+    const taskIds = this.#fanOut.watchedTaskIds();
+    if (taskIds.length === 0) return;
+    try {
+      const states = await readWatchedStates(this.#connection.sql, taskIds);
+      for (const taskId of taskIds) {
+        const status = states.get(taskId);
+        this.#fanOut.signal(taskId, status === undefined || isTerminal(status) ? { kind: 'cancelled' } : { kind: 'input' });
+      }
+    } catch (error) {
+      this.#logger.warn('rescan after listener reconnect failed; waking every watcher', error);
+      for (const taskId of taskIds) this.#fanOut.signal(taskId, { kind: 'input' });
+    }
+  }
+}
