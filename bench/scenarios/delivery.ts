@@ -2,7 +2,7 @@
 // LISTEN connections), in one process so both ends read one clock. A task runs on node A; node B
 // cancels it (or answers its elicitation); the sample is the time from just before B's call to the
 // moment A notices: the tool's ctx.signal abort fires, or ctx.elicit returns.
-// Once with LISTEN/NOTIFY, once polling only: a store wrapper whose `watch` never delivers, so only
+// Once with LISTEN/NOTIFY, once polling only: runtimes without a node hear of nothing, so only
 // the runtime's backstop poll (every pollIntervalMs) can notice.
 import { randomUUID } from 'node:crypto';
 import { TaskRuntime, type TaskContext, type TaskNode, type TaskOwner, type TaskRef, type TaskStore } from '@mcp-tasks/core';
@@ -151,8 +151,8 @@ export async function runDelivery(context: BenchContext): Promise<ScenarioResult
         `Two \`TaskRuntime\`s on two \`PostgresTaskStore\`s (pools of 5, each its own LISTEN connection) in one process. ` +
         `A task runs on node A and waits (on \`ctx.signal\`, or in \`ctx.elicit\`); node B calls \`cancel\` (or \`update\` with the answer). ` +
         `A sample is the time from just before B's call until A notices (the abort event fires, or \`elicit\` returns); it includes B's ` +
-        `write and commit. ${samples} samples per run and kind, one at a time. Polling only: the same stores behind a wrapper whose ` +
-        `\`watch\` never delivers, so only the runtime's backstop poll (\`pollIntervalMs\` ${POLL_INTERVAL_MS}) notices; those ${samples} ` +
+        `write and commit. ${samples} samples per run and kind, one at a time. Polling only: runtimes on the same stores without a ` +
+        `node (so without events), so only the runtime's backstop poll (\`pollIntervalMs\` ${POLL_INTERVAL_MS}) notices; those ${samples} ` +
         `tasks wait side by side and the sends are spread over two poll intervals.`,
       metrics,
       notes: [],
