@@ -53,7 +53,7 @@ describe('a PostgreSQL restart while tasks wait', () => {
       tool: 'ask',
       args: {},
       execute: async (_args: object, ctx: TaskContext) => {
-        answered!(await ctx.elicit('name', { message: 'Name?' }));
+        answered!(await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: {} } }));
         return { content: [{ type: 'text', text: 'ok' }] };
       },
     });

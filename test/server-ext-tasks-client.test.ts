@@ -4,6 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { startDemoServer, type DemoServer } from '@mcp-tasks/demo';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createApplicationInputHandler, createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { defineTool } from '@mcp-tasks/server';
+import * as z from 'zod';
+import { startMcpTasksHttp, type McpTasksHttp } from './mcp-tasks-http.js';
 import { rpc, waitFor } from './server-raw-client.js';
 
 let demo: DemoServer;
@@ -36,27 +39,40 @@ function rawDispatch(url: string) {
   };
 }
 
+/** An ext-tasks session on `url` that declares form elicitation and accepts every elicitation with `content`. */
+async function taskSession(url: string, content: Record<string, string | number | boolean>) {
+  const clientInfo = { name: 'ext-tasks-test', version: '1' };
+  const client = new Client(clientInfo, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } } as never);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const asked: string[] = [];
+  const session = createTaskSessionFromClient(client as never, {
+    endpointId: 'demo',
+    rawDispatch: rawDispatch(url),
+    v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: { elicitation: { form: {} } } },
+    onInputRequest: createApplicationInputHandler({
+      elicitation: async (request: any) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content };
+      },
+      sampling: async () => {
+        throw new Error('no sampling here');
+      },
+      roots: async () => ({ roots: [] }),
+    }),
+  } as never);
+  return {
+    session,
+    asked,
+    async close() {
+      await session.close();
+      await client.close();
+    },
+  };
+}
+
 describe('an ext-tasks client against the demo', () => {
   it('completes a task whose elicitation it answers through tasks/update', async () => {
-    const clientInfo = { name: 'ext-tasks-test', version: '1' };
-    const client = new Client(clientInfo, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } } as never);
-    await client.connect(new StreamableHTTPClientTransport(new URL(demo.url)));
-    const asked: string[] = [];
-    const session = createTaskSessionFromClient(client as never, {
-      endpointId: 'demo',
-      rawDispatch: rawDispatch(demo.url),
-      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: { elicitation: { form: {} } } },
-      onInputRequest: createApplicationInputHandler({
-        elicitation: async (request: any) => {
-          asked.push(request.params.message);
-          return { action: 'accept', content: { confirm: true } };
-        },
-        sampling: async () => {
-          throw new Error('no sampling here');
-        },
-        roots: async () => ({ roots: [] }),
-      }),
-    } as never);
+    const { session, asked, close } = await taskSession(demo.url, { confirm: true });
     try {
       const execution = await session.callTool('confirm_delete', { filename: 'report.pdf' }, { task: { preference: 'prefer' } } as never);
       assert.equal(execution.kind, 'task');
@@ -65,8 +81,7 @@ describe('an ext-tasks client against the demo', () => {
       assert.deepEqual(asked, ['Delete report.pdf?']);
       assert.equal(result.content[0].text, 'Deleted report.pdf.');
     } finally {
-      await session.close();
-      await client.close();
+      await close();
     }
   });
 
@@ -86,3 +101,72 @@ describe('an ext-tasks client against the demo', () => {
     assert.match(String(first['statusMessage']), /^\d+\/1000$/);
   });
 });
+
+// The README's tool, as it reads now, and the elicitation it used to make (no requestedSchema),
+// which the official client rejects: the task then waited for its whole TTL.
+const readmeTools = [
+  defineTool({
+    name: 'publish',
+    task: 'optional',
+    input: z.object({ project: z.string() }),
+    async execute({ project }, ctx) {
+      const ok = await ctx.elicit('confirm', {
+        message: `Publish ${project}?`,
+        requestedSchema: { type: 'object', properties: { publish: { type: 'boolean' } }, required: ['publish'] },
+      });
+      const published = ok.action === 'accept' && ok.content?.['publish'] === true;
+      return { content: [{ type: 'text', text: published ? `Published ${project}.` : `Kept ${project}.` }] };
+    },
+  }),
+  defineTool({
+    name: 'publish_without_schema',
+    task: 'optional',
+    input: z.object({ project: z.string() }),
+    async execute({ project }, ctx) {
+      const ok = await ctx.elicit('confirm', { message: `Publish ${project}?` } as never);
+      return { content: [{ type: 'text', text: ok.action }] };
+    },
+  }),
+];
+
+describe('an ext-tasks client and the README\'s elicitation', () => {
+  let server: McpTasksHttp;
+  before(async () => {
+    server = await startMcpTasksHttp({ pollIntervalMs: 50 }, readmeTools);
+  });
+  after(() => server?.close());
+
+  it('answers the README-style elicitation and gets the result', async () => {
+    const { session, asked, close } = await taskSession(server.url, { publish: true });
+    try {
+      const execution = await session.callTool('publish', { project: 'p' }, { task: { preference: 'prefer' } } as never);
+      assert.equal(execution.kind, 'task');
+      const { outcome } = await withTimeout(execution.settle(), 10_000);
+      assert.deepEqual(asked, ['Publish p?']);
+      assert.equal((resultFromTaskOutcome(outcome) as any).content[0].text, 'Published p.');
+    } finally {
+      await close();
+    }
+  });
+
+  it('sees an elicitation without requestedSchema end the task at once with -32602, not wait for its TTL', async () => {
+    const { session, asked, close } = await taskSession(server.url, { publish: true });
+    try {
+      const execution = await session.callTool('publish_without_schema', { project: 'p' }, { task: { preference: 'prefer' } } as never);
+      assert.equal(execution.kind, 'task');
+      const settled = await withTimeout(execution.settle().then((s: any) => s, (error: unknown) => ({ error })), 10_000);
+      assert.deepEqual(asked, []);
+      const failure = JSON.stringify(settled, (_k, v) => (v instanceof Error ? { ...v, name: v.name, message: v.message } : v));
+      assert.match(failure, /-32602/);
+      assert.match(failure, /requestedSchema is required/);
+    } finally {
+      await close();
+    }
+  });
+});
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no outcome within ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

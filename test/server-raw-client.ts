@@ -14,11 +14,15 @@ export interface RpcReply {
 
 let nextId = 1;
 
-export function envelope(declareTasks: boolean): Record<string, unknown> {
+/** What the raw client declares besides the extension: form elicitation, which the demo's tools ask for. */
+export const DEFAULT_CAPABILITIES: Record<string, unknown> = { elicitation: { form: {} } };
+
+/** The request envelope; `capabilities` (default {@link DEFAULT_CAPABILITIES}) are declared with the extension when `declareTasks`. */
+export function envelope(declareTasks: boolean, capabilities: Record<string, unknown> = DEFAULT_CAPABILITIES): Record<string, unknown> {
   return {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'raw-test-client', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': declareTasks ? { extensions: { [TASKS]: {} } } : {},
+    'io.modelcontextprotocol/clientCapabilities': declareTasks ? { ...capabilities, extensions: { [TASKS]: {} } } : capabilities,
   };
 }
 
@@ -36,13 +40,21 @@ export function requestHeaders(method: string, params: Record<string, unknown>):
 }
 
 /** A JSON-RPC request body with the envelope in `_meta`. */
-export function requestBody(method: string, params: Record<string, unknown>, declareTasks: boolean): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(declareTasks) } });
+export function requestBody(method: string, params: Record<string, unknown>, declareTasks: boolean, capabilities?: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(declareTasks, capabilities) } });
 }
 
-/** Sends one request; `tasks` (default true) declares the extension in the request's envelope. */
-export async function rpc(url: string, method: string, params: Record<string, unknown>, options: { tasks?: boolean } = {}): Promise<RpcReply> {
-  return post(url, requestBody(method, params, options.tasks ?? true), requestHeaders(method, params));
+/**
+ * Sends one request; `tasks` (default true) declares the extension in the request's envelope,
+ * `capabilities` replaces the other declared client capabilities.
+ */
+export async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown>,
+  options: { tasks?: boolean; capabilities?: Record<string, unknown> } = {},
+): Promise<RpcReply> {
+  return post(url, requestBody(method, params, options.tasks ?? true, options.capabilities), requestHeaders(method, params));
 }
 
 /** Posts a raw body and reads the JSON-RPC reply (JSON or SSE). */

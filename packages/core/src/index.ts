@@ -7,6 +7,8 @@ export { TaskNotFoundError } from './errors/task-not-found-error.js';
 export { QuotaExceededError } from './errors/quota-exceeded-error.js';
 export { InvalidTaskValueError } from './errors/invalid-task-value-error.js';
 export { TaskCancelledError } from './errors/task-cancelled-error.js';
+export { InvalidInputRequestError } from './errors/invalid-input-request-error.js';
+export { InputNotSupportedError } from './errors/input-not-supported-error.js';
 
 export {
   TASK_STATUSES,
@@ -23,6 +25,22 @@ export { outstandingInputs, type NewTask, type TaskInput, type TaskRecord } from
 export { toDetailedTask, toTaskView, type DetailedTask, type TaskView } from './task/detailed-task.js';
 
 export type { InputMethod, InputRequest, InputRequests, InputResponse, InputResponses } from './input/input-request.js';
+export type {
+  ElicitBooleanSchema,
+  ElicitFieldSchema,
+  ElicitFormParams,
+  ElicitMultiSelectSchema,
+  ElicitNumberSchema,
+  ElicitRequestedSchema,
+  ElicitSingleSelectSchema,
+  ElicitStringSchema,
+  ElicitUrlParams,
+  SamplingContent,
+  SamplingMessage,
+} from './input/input-params.js';
+export { checkInputRequest } from './input/check-input-request.js';
+export { assertClientSupports, missingCapabilities, requiredCapabilitiesOf, type ClientCapabilities } from './input/client-capabilities.js';
+export { admitInputRequest } from './input/admit-input-request.js';
 
 export type {
   CreateOptions,
@@ -56,9 +74,10 @@ export {
 } from './store/validate-store-input.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './store/memory-task-store.js';
 
-export { TaskRuntime, type TaskExecute, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { toolErrorResult } from './runtime/tool-error-result.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';
-export type { RpcErrorClassifier } from './runtime/rpc-error-of.js';
+export { classifyOwnRpcError, type RpcErrorClassifier } from './runtime/rpc-error-of.js';
 export type {
   ElicitParams,
   ElicitResult,

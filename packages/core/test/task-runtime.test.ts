@@ -19,6 +19,8 @@ import {
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'test', clientId: '', resource: '' });
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
+/** A form elicitation with no fields: the smallest one the protocol accepts. */
+const form = (message: string) => ({ message, requestedSchema: { type: 'object' as const, properties: {} } });
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -111,7 +113,7 @@ describe('a task run', () => {
     assert.deepEqual(task.status === 'failed' && task.error, { code: -32042, message: 'nope' });
   });
 
-  test('any other throw fails the task with -32603 and leaks nothing', async () => {
+  test('a plain throw completes the task with the isError result the inline path gives', async () => {
     const seen: unknown[] = [];
     const rt = runtime({ onError: (error) => seen.push(error) });
     const record = await rt.start({
@@ -119,15 +121,49 @@ describe('a task run', () => {
       tool: 't',
       args: {},
       execute: async () => {
-        throw new Error('password=hunter2 at /srv/secret.ts:12');
+        throw new Error('The upstream rejected the batch');
       },
     });
+    const task = await until(rt, record, ended);
+    assert.equal(task.status, 'completed');
+    assert.deepEqual(task.status === 'completed' && task.result, {
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'The upstream rejected the batch' }],
+      isError: true,
+    });
+    assert.equal(seen.length, 0, 'the message reached the client; nothing to log');
+  });
+
+  test('a thrown non-Error completes the task with its string form, as the inline path does', async () => {
+    const rt = runtime();
+    const record = await rt.start({ owner: owner(), tool: 't', args: {}, execute: async () => Promise.reject('quota gone') });
+    const task = await until(rt, record, ended);
+    assert.deepEqual(task.status === 'completed' && task.result['content'], [{ type: 'text', text: 'quota gone' }]);
+  });
+
+  test('a store fault inside a tool fails the task with a generic message whose reference is in the log', async () => {
+    const logged: Array<{ error: unknown; ref: string | undefined }> = [];
+    const store = new MemoryTaskStore();
+    const fault = () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:5432 password=hunter2'));
+    const faulty = new Proxy(store, {
+      get: (target, name) => {
+        if (name === 'requestInput') return fault;
+        const value: unknown = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as TaskStore;
+    const rt = runtime({ store: faulty, onError: (error, task) => logged.push({ error, ref: task.ref }) });
+    const record = await rt.start({ owner: owner(), tool: 't', args: {}, execute: async (_a, ctx) => text((await ctx.elicit('e', form('?'))).action) });
     const task = await until(rt, record, ended);
     assert.equal(task.status, 'failed');
     const error = task.status === 'failed' ? task.error : undefined;
     assert.equal(error?.code, -32603);
-    assert.doesNotMatch(JSON.stringify(task), /hunter2|secret/);
-    assert.equal(seen.length, 1);
+    const ref = /^Internal error \(ref ([0-9a-f]{12})\)$/.exec(error?.message ?? '')?.[1];
+    assert.ok(ref, `generic message with a reference, got ${error?.message}`);
+    assert.doesNotMatch(JSON.stringify(task), /hunter2|ECONNREFUSED/);
+    assert.equal(logged.length, 1);
+    assert.equal(logged[0]!.ref, ref);
+    assert.match(String(logged[0]!.error), /ECONNREFUSED/);
   });
 
   test('a result that cannot be stored fails the task and says why', async () => {
@@ -244,7 +280,7 @@ describe('input', () => {
       args: {},
       execute: async (_args, ctx) => {
         const answer = await ctx.elicit('name', { message: 'Your name?', mode: 'form', requestedSchema: { type: 'object', properties: {} } });
-        const again = await ctx.elicit('name', { message: 'Asked again' });
+        const again = await ctx.elicit('name', form('Asked again'));
         assert.deepEqual(again, answer);
         return text(`Hello, ${String(answer.content?.['name'])}!`);
       },
@@ -263,7 +299,7 @@ describe('input', () => {
       tool: 'multi',
       args: {},
       execute: async (_args, ctx) => {
-        const [a, b] = await Promise.all([ctx.elicit('a', { message: 'A?' }), ctx.roots('b')]);
+        const [a, b] = await Promise.all([ctx.elicit('a', form('A?')), ctx.roots('b')]);
         return text(`${a.action} ${b.roots.length}`);
       },
     });
@@ -286,7 +322,7 @@ describe('input', () => {
       args: {},
       execute: async (_args, ctx) => {
         const results = await Promise.allSettled([
-          ctx.elicit('e', { message: 'E?' }),
+          ctx.elicit('e', form('E?')),
           ctx.sample('s', { messages: [], maxTokens: 10 }),
           ctx.roots('r'),
         ]);
@@ -304,7 +340,7 @@ describe('input', () => {
 
   test('an answer that does not fit the request is refused and the task keeps waiting', async () => {
     const rt = runtime();
-    const record = await rt.start({ owner: owner(), tool: 'ask', args: {}, execute: async (_a, ctx) => text((await ctx.elicit('e', { message: '?' })).action) });
+    const record = await rt.start({ owner: owner(), tool: 'ask', args: {}, execute: async (_a, ctx) => text((await ctx.elicit('e', form('?'))).action) });
     await until(rt, record, (t) => t.status === 'input_required');
     await assert.rejects(rt.update(record, { e: { action: 'maybe' } }), /action must be/);
     assert.equal((await rt.get(record)).status, 'input_required');

@@ -42,6 +42,8 @@ after(async () => {
   context.disable();
 });
 
+/** A form elicitation with no fields: the smallest one the protocol accepts. */
+const form = (message: string) => ({ message, requestedSchema: { type: 'object' as const, properties: {} } });
 const owner = () => ({ subject: `u-${randomUUID()}`, server: 'telemetry-server', clientId: 'c', resource: '' });
 
 async function settle(ref: TaskRef): Promise<DetailedTask> {
@@ -90,7 +92,7 @@ describe('diagnostics_channel events', () => {
     diagnosticsChannel.subscribe(TASK_STATUS_CHANNEL, onStatus);
     try {
       const { record } = await startUnderRequestSpan('greet', async (_a, ctx) => {
-        await ctx.elicit('name', { message: 'Name?' });
+        await ctx.elicit('name', form('Name?'));
         return { content: [] };
       });
       await waitUntil(async () => (await runtime.get(record)).status === 'input_required');

@@ -1,4 +1,4 @@
-import { MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type Implementation, type JSONRPCRequest, type McpHttpHandler, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
@@ -70,6 +70,7 @@ export class McpTasks {
   readonly #resolveOwner: OwnerResolver;
   readonly #serverName: string | undefined;
   readonly #maxArgumentBytes: number;
+  readonly #classifyError: RpcErrorClassifier;
   readonly #tracer: McpRequestTracer;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
@@ -77,11 +78,10 @@ export class McpTasks {
   constructor(options: McpTasksOptions = {}) {
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
     this.#node = options.node;
-    this.runtime = new TaskRuntime({
-      ...runtimeOptions,
-      store: store ?? new MemoryTaskStore(),
-      classifyError: classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError,
-    });
+    const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
+    this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
+    // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
+    this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
     this.#resolveOwner = resolveOwner ?? defaultOwnerResolver(hostScope === undefined ? {} : { hostScope });
     this.#serverName = serverName;
@@ -151,7 +151,7 @@ export class McpTasks {
     if (!inline) throw new Error('McpTasks.register: the McpServer has no tools/call handler');
     server.server.removeRequestHandler('tools/call');
     const previous = server.server.fallbackRequestHandler;
-    const toolsCall = taskToolsCall(deps, { tools: byName, inline, maxArgumentBytes: this.#maxArgumentBytes });
+    const toolsCall = taskToolsCall(deps, { tools: byName, inline, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
     server.server.fallbackRequestHandler = async (request, ctx) => {
       if (request.method === 'tools/call') return this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
       if (previous) return previous(request, ctx);

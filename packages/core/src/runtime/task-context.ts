@@ -1,14 +1,11 @@
+import type { ElicitParams, SampleParams } from '../input/input-params.js';
 import type { JsonObject } from '../json/json-value.js';
 import type { TaskOwner } from '../task/task-owner.js';
 
-/** `elicitation/create` params, as the client receives them (form or URL mode). */
-export type ElicitParams = JsonObject & { message: string };
+export type { ElicitParams, SampleParams } from '../input/input-params.js';
 
 /** The client's answer to an elicitation; `action: "cancel"` also when the task was cancelled while waiting. */
 export type ElicitResult = JsonObject & { action: 'accept' | 'decline' | 'cancel'; content?: JsonObject };
-
-/** `sampling/createMessage` params. */
-export type SampleParams = JsonObject & { messages: JsonObject[]; maxTokens: number };
 
 /** The client's sampling result. */
 export type SampleResult = JsonObject & { role: 'assistant' | 'user'; content: JsonObject | JsonObject[]; model: string };
@@ -32,11 +29,21 @@ export interface TaskContext {
   cancelled(): boolean;
   /** Reports progress; sets the task's `statusMessage` (`message`, or "n/total"). No-op once cancelled. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
-  /** Asks the client through `elicitation/create`; resolves `{ action: "cancel" }` if the task is cancelled meanwhile. */
+  /**
+   * Asks the client through `elicitation/create`; resolves `{ action: "cancel" }` if the task is
+   * cancelled meanwhile. Rejects, before anything is stored, with `InvalidInputRequestError`
+   * (-32602) for params the protocol does not define (form mode needs `requestedSchema`) and with
+   * `InputNotSupportedError` (-32021) when the request that created the task did not declare the
+   * elicitation mode in its client capabilities.
+   */
   elicit(key: string, params: ElicitParams): Promise<ElicitResult>;
-  /** Asks the client through `sampling/createMessage`; rejects with `TaskCancelledError` if the task is cancelled meanwhile. */
+  /**
+   * Asks the client through `sampling/createMessage`; rejects with `TaskCancelledError` if the
+   * task is cancelled meanwhile, and like {@link elicit} for invalid params or an undeclared
+   * `sampling` (or `sampling.tools`) capability.
+   */
   sample(key: string, params: SampleParams): Promise<SampleResult>;
-  /** Asks the client through `roots/list`; rejects with `TaskCancelledError` if the task is cancelled meanwhile. */
+  /** Asks the client through `roots/list`; rejects with `TaskCancelledError` if the task is cancelled meanwhile, and with `InputNotSupportedError` without the `roots` capability. */
   roots(key: string): Promise<RootsResult>;
 }
 

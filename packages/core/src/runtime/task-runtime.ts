@@ -5,6 +5,8 @@ import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { JsonRpcError, type JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
+import { admitInputRequest } from '../input/admit-input-request.js';
+import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
 import type { TaskEvents, TaskNode } from '../store/task-events.js';
@@ -17,7 +19,9 @@ import type { TaskRecord } from '../task/task-record.js';
 import { ActiveRun } from './active-run.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
+import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
 import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
+import { toolErrorResult } from './tool-error-result.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
@@ -45,11 +49,17 @@ export interface TaskRuntimeOptions {
   readonly maxPerPrincipal?: number;
   /** Recognises JSON-RPC errors thrown by tools (the MCP layer adds the SDK's). */
   readonly classifyError?: RpcErrorClassifier;
-  /** Called with errors that reach no client: a tool's internal error, a store write that failed. */
-  readonly onError?: (error: unknown, task: TaskRef & { tool: string }) => void;
+  /**
+   * Called with errors that reach no client: a fault of the runtime or its store inside a run
+   * (the client sees "Internal error (ref …)" and `ref` is that reference), a store write that failed.
+   */
+  readonly onError?: (error: unknown, task: TaskErrorContext) => void;
   /** OpenTelemetry providers; default: the global ones (no-ops until an SDK starts). */
   readonly telemetry?: TelemetryOptions;
 }
+
+/** Which task an error passed to `onError` belongs to; `ref` is the reference the client was shown, if any. */
+export type TaskErrorContext = TaskRef & { tool: string; ref?: string };
 
 /** What {@link TaskRuntime.start} runs. */
 export interface TaskRunRequest<Args> {
@@ -59,6 +69,12 @@ export interface TaskRunRequest<Args> {
   readonly scopes?: readonly string[];
   readonly args: Args;
   readonly execute: TaskExecute<Args>;
+  /**
+   * The client capabilities the creating request declared. Input the tool asks for must be
+   * covered by them (`InputNotSupportedError` otherwise); `undefined` checks nothing (the
+   * capabilities are not known, e.g. for 2025-11-25 clients). Held with the run, not stored.
+   */
+  readonly clientCapabilities?: ClientCapabilities;
 }
 
 const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100 } as const;
@@ -81,7 +97,7 @@ export class TaskRuntime {
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
   readonly #classify: RpcErrorClassifier;
-  readonly #onError: (error: unknown, task: TaskRef & { tool: string }) => void;
+  readonly #onError: (error: unknown, task: TaskErrorContext) => void;
   readonly #runs = new Map<string, ActiveRun>();
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
@@ -109,7 +125,9 @@ export class TaskRuntime {
     }
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
-    this.#onError = options.onError ?? ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool}):`, error));
+    this.#onError =
+      options.onError ??
+      ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}:`, error));
     this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
     this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
       console.error('mcp-tasks: control poll failed:', error),
@@ -255,7 +273,7 @@ export class TaskRuntime {
       await Promise.resolve();
       let outcome: TaskOutcome;
       try {
-        const result = await telemetry.within(() => request.execute(request.args, this.#context(run)));
+        const result = await telemetry.within(() => request.execute(request.args, this.#context(run, request.clientCapabilities)));
         outcome = { status: 'completed', result };
       } catch (error) {
         outcome = this.#outcomeOfThrow(run, error, telemetry);
@@ -291,8 +309,16 @@ export class TaskRuntime {
     if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
     // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
     // is already terminal and the write below loses its compare-and-set.
-    if (!(run.signal.aborted && isAbortError(error))) this.#onError(error, { ...run.ref, tool: run.tool });
-    return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
+    if (run.signal.aborted && isAbortError(error)) return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
+    if (isRuntimeFault(error)) {
+      const ref = newErrorRef();
+      this.#onError(error, { ...run.ref, tool: run.tool, ref });
+      const internal = internalErrorWithRef(ref);
+      return { status: 'failed', error: internal, statusMessage: internal.message };
+    }
+    // The tool's own error: a result, not a protocol fault (the spec keeps `failed` for JSON-RPC
+    // errors), and the same result the inline path gives.
+    return { status: 'completed', result: toolErrorResult(error) };
   }
 
   /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
@@ -318,10 +344,13 @@ export class TaskRuntime {
     }
   }
 
-  #context(run: ActiveRun): TaskContext {
+  #context(run: ActiveRun, capabilities: ClientCapabilities | undefined): TaskContext {
     const { store } = this;
     const { ref } = run;
-    const ask = async (key: string, request: InputRequest): Promise<InputResponse | undefined> => this.#awaitInput(run, key, request);
+    const ask = async (key: string, request: InputRequest): Promise<InputResponse | undefined> => {
+      admitInputRequest(key, request, capabilities);
+      return this.#awaitInput(run, key, request).catch((error: unknown) => Promise.reject(markRuntimeFault(error)));
+    };
     return {
       taskId: ref.taskId,
       owner: ref.owner,
@@ -335,11 +364,11 @@ export class TaskRuntime {
         if (!updated) run.abort();
       },
       elicit: async (key, params) => {
-        const response = await ask(key, { method: 'elicitation/create', params });
+        const response = await ask(key, { method: 'elicitation/create', params: params as JsonObject });
         return (response ?? { action: 'cancel' }) as ElicitResult;
       },
       sample: async (key, params) => {
-        const response = await ask(key, { method: 'sampling/createMessage', params });
+        const response = await ask(key, { method: 'sampling/createMessage', params: params as JsonObject });
         if (!response) throw new TaskCancelledError();
         return response as SampleResult;
       },

@@ -1,10 +1,12 @@
-import { QuotaExceededError, RuntimeDrainingError, toTaskView } from '@mcp-tasks/core';
+import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier } from '@mcp-tasks/core';
 import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { assertScopes } from '../auth/task-scopes.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
+import { withInlineRun, type InlineRunCarrier } from '../tool/inline-run-carrier.js';
 import { isInputRequired } from '../tool/is-input-required.js';
 import type { HandlerDeps } from './handler-deps.js';
 
@@ -17,6 +19,8 @@ export interface ToolsCallOptions {
   readonly inline: Handler;
   /** Largest serialised `arguments` a task accepts. */
   readonly maxArgumentBytes: number;
+  /** Recognises JSON-RPC errors thrown by tools, as the runtime's classifier does for tasks. */
+  readonly classifyError: RpcErrorClassifier;
 }
 
 /**
@@ -25,22 +29,29 @@ export interface ToolsCallOptions {
  * request input-required), then the task is committed and the CreateTaskResult returned at once.
  * Without the extension an optional tool runs inline and a required one is refused with -32021.
  * Over the owner's quota an optional tool runs inline and a required one is refused (-32600).
- * Everything else goes to the McpServer's own handler.
+ * A task tool's inline run answers bad arguments and thrown JSON-RPC errors as JSON-RPC errors,
+ * as its task would; `prepare` runs once per request either way. Everything else goes to the
+ * McpServer's own handler.
  */
 export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Handler {
+  const inline = async (request: JSONRPCRequest, ctx: ServerContext, prepared?: { value: unknown }): Promise<Result> => {
+    const carrier: InlineRunCarrier = { classify: options.classifyError, ...(prepared ? { prepared } : {}) };
+    const result = await options.inline(request, withInlineRun(ctx, carrier));
+    if (carrier.thrown) throw new ProtocolError(carrier.thrown.code, carrier.thrown.message, carrier.thrown['data']);
+    return result;
+  };
+
   return async (request, ctx) => {
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof params.name === 'string' ? options.tools.get(params.name) : undefined;
-    if (!tool || tool.task === 'forbidden') return options.inline(request, ctx);
-    if (!declaresTasksExtension(ctx)) {
-      if (tool.task === 'required') throw missingTasksCapability(`tool ${tool.name}`);
-      return options.inline(request, ctx);
-    }
+    if (!tool) return options.inline(request, ctx);
+    if (tool.task === 'required' && !declaresTasksExtension(ctx)) throw missingTasksCapability(`tool ${tool.name}`);
+    const args = parseArguments(tool, params.arguments, options.maxArgumentBytes);
+    if (tool.task === 'forbidden' || !declaresTasksExtension(ctx)) return inline(request, ctx);
 
     // Served through createMcpHandler, the SDK already answered a token without the tool's scopes
     // with 403 (the tool's scopeChallenge); this is the fallback for other hosts.
     assertScopes(tool.scopes, ctx.http?.authInfo);
-    const args = parseArguments(tool, params.arguments, options.maxArgumentBytes);
     const owner = await deps.ownerOf(ctx);
     const inputResponses = ctx.mcpReq.inputResponses ?? {};
     let prepared: unknown;
@@ -50,17 +61,20 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
       prepared = outcome;
     }
     try {
+      const clientCapabilities = clientCapabilitiesOf(ctx);
       const record = await deps.runtime.start({
         owner,
         tool: tool.name,
         scopes: tool.scopes,
         args,
+        ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
         execute: async (a, taskCtx) => (await tool.execute(a, { ...taskCtx, prepared, mode: 'task' })) as never,
       });
       return { resultType: 'task', ...toTaskView(record) };
     } catch (error) {
       const noTaskNow = error instanceof QuotaExceededError || error instanceof RuntimeDrainingError;
-      if (noTaskNow && tool.task === 'optional') return options.inline(request, ctx);
+      // `prepare` already ran for this request (with asTask=true): the inline run reuses its value.
+      if (noTaskNow && tool.task === 'optional') return inline(request, ctx, tool.prepare ? { value: prepared } : undefined);
       throw toProtocolError(error);
     }
   };

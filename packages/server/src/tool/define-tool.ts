@@ -13,7 +13,11 @@ export type TaskSupport = 'optional' | 'required' | 'forbidden';
 export interface PrepareContext {
   /** Whom the task will belong to. */
   readonly owner: TaskOwner;
-  /** Whether this call becomes a task (false: it runs inline). */
+  /**
+   * Whether this call is to become a task (false: it runs inline). `prepare` runs once per
+   * request: when the task then cannot start (owner at `maxPerPrincipal`, node draining), the
+   * optional tool runs inline with the value `prepare` returned here, with `asTask` true.
+   */
   readonly asTask: boolean;
   /** Answers the client sent with this round of the request (MRTR); untrusted. */
   readonly inputResponses: Readonly<Record<string, unknown>>;
@@ -51,7 +55,11 @@ export interface ToolDefinition<Input extends z.ZodType, Prepared = undefined> {
    * Throw an SDK `ProtocolError` to refuse the call.
    */
   readonly prepare?: (args: z.output<Input>, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
-  /** The tool's work: in the background as a task, or inline in the request. */
+  /**
+   * The tool's work: in the background as a task, or inline in the request. A plain throw ends
+   * with an `isError: true` result carrying its message (a task: `completed`); a thrown JSON-RPC
+   * error (`ProtocolError`) answers the request with it (a task: `failed`).
+   */
   readonly execute: (args: z.output<Input>, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
 }
 

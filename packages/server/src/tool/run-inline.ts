@@ -1,14 +1,20 @@
-import { TaskCancelledError, type ElicitResult, type RootsResult, type SampleResult, type TaskOwner } from '@mcp-tasks/core';
+import { admitInputRequest, TaskCancelledError, type ElicitResult, type InputRequest, type InputResponse, type JsonObject, type RootsResult, type SampleResult, type TaskOwner } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import type { TaskTool, ToolContext } from './define-tool.js';
 import { InlineAnswers, InlineInputNeeded } from './inline-input.js';
+import { inlineRunOf } from './inline-run-carrier.js';
 import { isInputRequired } from './is-input-required.js';
 
 /**
  * Runs a task tool in the request, like any other tool: `prepare`, then `execute` with a context
  * whose input methods use MRTR (the request is answered input-required, and the client's retry
  * replays the tool with the answers), whose progress goes out as `notifications/progress` when
- * the request carried a progress token, and whose signal is the request's.
+ * the request carried a progress token, and whose signal is the request's. Input requests are
+ * checked as a task's are (protocol shape, the request's declared capabilities) before the
+ * request is answered input-required. With a carrier from the `tools/call` handler, `prepare`
+ * is skipped when it already ran, and a JSON-RPC error the tool throws is left there for the
+ * handler to answer (see {@link inlineRunOf}).
  */
 export async function runInline<Args, Prepared>(
   tool: TaskTool<Args, Prepared>,
@@ -18,8 +24,14 @@ export async function runInline<Args, Prepared>(
 ): Promise<CallToolResult | InputRequiredResult> {
   const inputResponses = mcp.mcpReq.inputResponses ?? {};
   const answers = new InlineAnswers(mcp.mcpReq.requestState(), inputResponses);
-  let prepared: Prepared | undefined;
-  if (tool.prepare) {
+  const carrier = inlineRunOf(mcp);
+  const capabilities = clientCapabilitiesOf(mcp);
+  const answer = (key: string, request: InputRequest): InputResponse => {
+    admitInputRequest(key, request, capabilities);
+    return answers.answer(key, request);
+  };
+  let prepared = carrier?.prepared?.value as Prepared | undefined;
+  if (tool.prepare && !carrier?.prepared) {
     const outcome = await tool.prepare(args, { owner, asTask: false, inputResponses, mcp });
     if (isInputRequired(outcome)) return outcome;
     prepared = outcome;
@@ -40,20 +52,27 @@ export async function runInline<Args, Prepared>(
         params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
       });
     },
-    elicit: async (key, params) => answers.answer(key, { method: 'elicitation/create', params }) as ElicitResult,
+    elicit: async (key, params) => answer(key, { method: 'elicitation/create', params: params as JsonObject }) as ElicitResult,
     sample: async (key, params) => {
       if (signal.aborted) throw new TaskCancelledError();
-      return answers.answer(key, { method: 'sampling/createMessage', params }) as SampleResult;
+      return answer(key, { method: 'sampling/createMessage', params: params as JsonObject }) as SampleResult;
     },
     roots: async (key) => {
       if (signal.aborted) throw new TaskCancelledError();
-      return answers.answer(key, { method: 'roots/list', params: {} }) as RootsResult;
+      return answer(key, { method: 'roots/list', params: {} }) as RootsResult;
     },
   };
   try {
     return await tool.execute(args, ctx);
   } catch (error) {
-    if (!(error instanceof InlineInputNeeded)) throw error;
+    if (!(error instanceof InlineInputNeeded)) {
+      const rpcError = carrier?.classify(error);
+      if (!carrier || !rpcError) throw error;
+      // The SDK would turn this into an isError result; the handler answers it as the JSON-RPC
+      // error it is. What is returned here is never sent.
+      carrier.thrown = rpcError;
+      return { content: [], isError: true };
+    }
     return inputRequired({
       inputRequests: { [error.key]: error.request as unknown as NonNullable<InputRequiredResult['inputRequests']>[string] },
       requestState: answers.encode(),
