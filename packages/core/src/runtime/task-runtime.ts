@@ -7,7 +7,7 @@ import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
+import type { InputAsk, TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
@@ -17,6 +17,7 @@ import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
+import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
 
@@ -318,7 +319,16 @@ export class TaskRuntime {
       progress: async (progress, total, message) => {
         if (run.signal.aborted) return;
         const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
-        const updated = await store.setStatusMessage(ref, text);
+        let updated: TaskRecord | undefined;
+        try {
+          updated = await store.setStatusMessage(ref, text);
+        } catch (error) {
+          if (!isStoreOutage(error)) throw error;
+          // A progress message that could not be written is lost, not fatal: the next one
+          // (or the outcome) is written when the store is back.
+          this.#onError(error, { ...ref, tool: run.tool });
+          return;
+        }
         // The task ended elsewhere and this is the first this node hears of it.
         if (!updated) run.abort();
       },
@@ -339,33 +349,56 @@ export class TaskRuntime {
     };
   }
 
-  /** Asks for input and waits for the answer; `undefined` when the task ended meanwhile. */
+  /**
+   * Asks for input and waits for the answer; `undefined` when the task ended meanwhile. A store
+   * that fails to answer is no news: the wait goes on, and the next wake (a notification, the
+   * poll) or a backoff retry reads again, so an outage never ends the run or loses an answer.
+   */
   async #awaitInput(run: ActiveRun, key: string, request: InputRequest): Promise<InputResponse | undefined> {
-    if (run.signal.aborted) return undefined;
     run.waitingKeys.add(key);
     try {
-      // Take the pulse before each read, so a wake that lands during the read is not lost.
-      let wake = run.nextWake();
-      let ask = await this.store.requestInput(run.ref, key, request);
-      if (ask.state === 'pending') {
-        this.#telemetry.inputWait(run.labels);
-        this.#telemetry.status(run.labels, 'input_required');
-      }
+      let asked = false;
+      let failures = 0;
       for (;;) {
-        if (ask.state === 'answered') return ask.response;
-        if (ask.state === 'ended' || run.signal.aborted) {
-          run.abort();
-          return undefined;
-        }
-        await wake;
-        wake = run.nextWake();
         if (run.signal.aborted) return undefined;
-        ask = await this.store.readInput(run.ref, key);
+        // Take the pulse before each read, so a wake that lands during the read is not lost.
+        const wake = run.nextWake();
+        let ask: InputAsk | undefined;
+        try {
+          ask = asked ? await this.store.readInput(run.ref, key) : await this.store.requestInput(run.ref, key, request);
+        } catch (error) {
+          if (!isStoreOutage(error)) throw error;
+          if (failures === 0) this.#onError(error, { ...run.ref, tool: run.tool });
+          failures += 1;
+        }
+        if (ask) {
+          failures = 0;
+          if (!asked && ask.state === 'pending') {
+            this.#telemetry.inputWait(run.labels);
+            this.#telemetry.status(run.labels, 'input_required');
+          }
+          asked = true;
+          if (ask.state === 'answered') return ask.response;
+          if (ask.state === 'ended') {
+            run.abort();
+            return undefined;
+          }
+          await wake;
+        } else {
+          await wakeOrDelay(wake, outageRetryDelay(failures));
+        }
       }
     } finally {
       run.waitingKeys.delete(key);
     }
   }
+}
+
+/** Resolves at `wake` or after `ms`, whichever comes first. */
+async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([wake, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function labelsOf(task: TaskRecord): TaskLabels {
