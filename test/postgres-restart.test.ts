@@ -23,7 +23,7 @@ describe('a PostgreSQL restart while tasks wait', { timeout: 120_000 }, () => {
   let nodeB: TaskRuntime;
 
   before(async () => {
-    server = await within(startEmbeddedPostgres({ parentDir: path.resolve('.tmp'), name: 'pg-restart' }), 60_000, 'the embedded PostgreSQL to start');
+    server = await within(startEmbeddedPostgres({ parentDir: path.resolve('.tmp'), name: 'pg-restart', stopOnSignal: true }), 60_000, 'the embedded PostgreSQL to start');
     const listener = { reconnectBaseMs: 50, reconnectMaxMs: 500 };
     const connect = () => within(PostgresTaskStore.connect({ connectionString: server.url, listener, logger: quiet, sweepIntervalMs: 0 }), 30_000, 'a store to connect');
     storeA = await connect();
