@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { MemoryTaskStore, TaskRuntime, type TaskContext, type TaskOwner, type TaskRef, type TaskStore } from '@mcp-tasks/core';
-import { PostgresTaskStore } from '@mcp-tasks/postgres';
-import { createTestDatabase } from './support/database.js';
+import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef, type TaskStore } from '@mcp-tasks/core';
 import { FlakyTaskStore } from './support/flaky-task-store.js';
+import { STORE_BACKINGS, type StoreBacking } from './support/store-backings.js';
 import { within } from './support/within.js';
 
 // Far above the test's bounds: what heals the run is its own retry, not the backstop poll.
@@ -16,32 +15,9 @@ const POLL_INTERVAL_MS = 60_000;
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'outage', clientId: 'client', resource: '' });
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
-interface Backing {
-  readonly store: TaskStore;
-  close(): Promise<void>;
-}
-
-const backings: Record<string, () => Promise<Backing>> = {
-  MemoryTaskStore: async () => {
-    const store = new MemoryTaskStore();
-    return { store, close: () => store.close() };
-  },
-  PostgresTaskStore: async () => {
-    const database = await createTestDatabase();
-    const store = await PostgresTaskStore.connect({ connectionString: database.url, sweepIntervalMs: 0 });
-    return {
-      store,
-      close: async () => {
-        await store.close();
-        await database.drop();
-      },
-    };
-  },
-};
-
-for (const [name, open] of Object.entries(backings)) {
+for (const [name, open] of Object.entries(STORE_BACKINGS)) {
   describe(`a store outage during a run (${name})`, { timeout: 60_000 }, () => {
-    let backing: Backing;
+    let backing: StoreBacking;
     before(async () => {
       backing = await open();
     });

@@ -286,15 +286,19 @@ export class TaskRuntime {
 
   /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
   async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    let replaced = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.store.finish(run.ref, outcome);
       } catch (error) {
-        if (error instanceof InvalidTaskValueError && outcome.status === 'completed') {
-          // The tool returned something that cannot be stored (not JSON, too large): that is a
-          // failure of the call, and the client is told why.
-          const invalid: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: `The tool returned an invalid result: ${error.message}` };
+        if (error instanceof InvalidTaskValueError && !replaced) {
+          // The tool returned or threw something that cannot be stored (not JSON, too large, not
+          // Unicode text): that is a failure of the call, and the client is told why, once; the
+          // replacement is the validator's own message, which always stores.
+          const what = outcome.status === 'completed' ? 'The tool returned an invalid result' : 'The tool failed with an error that cannot be stored';
+          const invalid: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: `${what}: ${error.message}` };
           outcome = { status: 'failed', error: invalid, statusMessage: invalid.message };
+          replaced = true;
           continue;
         }
         const delay = FINISH_RETRY_DELAYS_MS[attempt];

@@ -8,6 +8,7 @@ import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { NewTask } from '../task/task-record.js';
+import { TASK_LIMITS } from '../store/task-limits.js';
 
 /** A store under test and how to release it. */
 export interface StoreUnderTest {
@@ -165,6 +166,16 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         assert.equal(updated?.statusMessage, '2/10');
         assert.equal(updated?.status, 'working');
         assert.ok(updated!.lastUpdatedAt.getTime() > before);
+      });
+
+      test('a status message with a lone surrogate is stored with U+FFFD in its place, and a cut never splits a pair', async () => {
+        const ref = await created();
+        assert.equal((await store.setStatusMessage(ref, 'x\ud800y'))?.statusMessage, 'x\ufffdy');
+        assert.equal((await store.get(ref))?.statusMessage, 'x\ufffdy');
+        const long = `${'a'.repeat(TASK_LIMITS.maxStatusMessageLength - 1)}\u{1F600}`;
+        const cut = (await store.setStatusMessage(ref, long))?.statusMessage;
+        assert.equal(cut, 'a'.repeat(TASK_LIMITS.maxStatusMessageLength - 1));
+        assert.equal((await store.get(ref))?.statusMessage, cut);
       });
     });
 
@@ -453,6 +464,27 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         await assert.rejects(store.answerInput(ref, { name: 'yes' } as never), InvalidTaskValueError);
         await assert.rejects(store.answerInput(ref, [] as never), InvalidTaskValueError);
         assert.equal((await store.get(ref))?.inputs['name']?.response, undefined);
+      });
+
+      test('a value holding a lone UTF-16 surrogate, which is not Unicode text', async () => {
+        const ref = await created();
+        const lone = 'x\ud800y';
+        await assert.rejects(store.finish(ref, { status: 'completed', result: { content: [{ type: 'text', text: lone }] } }), InvalidTaskValueError);
+        await assert.rejects(store.finish(ref, { status: 'completed', result: { content: [], [lone]: 1 } }), InvalidTaskValueError);
+        await assert.rejects(
+          store.finish(ref, { status: 'failed', error: { code: -32603, message: lone }, statusMessage: 'failed' }),
+          InvalidTaskValueError,
+        );
+        await assert.rejects(store.requestInput(ref, 'k', { ...ELICIT, params: { ...ELICIT.params, message: lone } }), InvalidTaskValueError);
+        await assert.rejects(store.requestInput(ref, lone, ELICIT), InvalidTaskValueError);
+        await store.requestInput(ref, 'name', ELICIT);
+        await assert.rejects(store.answerInput(ref, { name: { action: 'accept', content: { name: lone } } }), InvalidTaskValueError);
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'input_required');
+        assert.equal(read?.result, null);
+        assert.deepEqual(Object.keys(read!.inputs), ['name']);
+        assert.equal(read?.inputs['name']?.response, undefined);
+        await assert.rejects(store.create({ ...newTask(newOwner()), tool: lone }, { maxLive: Infinity }), InvalidTaskValueError);
       });
 
       test('a malformed owner or task id', async () => {
