@@ -5,6 +5,7 @@ import type {
   InputRequest,
   InputResponses,
   NewTask,
+  RunRegistry,
   TaskControlState,
   TaskOutcome,
   TaskRecord,
@@ -85,6 +86,9 @@ export class FlakyTaskStore implements TaskStore {
   }
   follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined> {
     return this.inner.follow(ref, listener);
+  }
+  attachRuns(runs: RunRegistry): Unsubscribe {
+    return this.inner.attachRuns?.(runs) ?? (() => {});
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -34,6 +34,7 @@ export type {
   TaskSignal,
   TaskStore,
   Unsubscribe,
+  RunRegistry,
 } from './store/task-store.js';
 export { TASK_LIMITS } from './store/task-limits.js';
 export {

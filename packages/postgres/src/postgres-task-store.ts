@@ -10,6 +10,7 @@ import type {
   TaskRecord,
   TaskRef,
   TaskSignal,
+  RunRegistry,
   TaskStore,
   Unsubscribe,
 } from '@mcp-tasks/core';
@@ -30,6 +31,7 @@ import { ControlListener, type ControlListenerConfig } from './listener/control-
 import { LeaseReaper, type LeaseReaperConfig } from './maintenance/lease-reaper.js';
 import { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 import { NodeLease, type NodeLeaseConfig } from './maintenance/node-lease.js';
+import { OrphanRescuer, type OrphanRescuerConfig } from './maintenance/orphan-rescuer.js';
 import { TtlSweeper, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 import { migrate } from './migrations/migrate.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema/schema-name.js';
@@ -83,6 +85,11 @@ export interface PostgresTaskStoreOptions {
   readonly lease?: Omit<NodeLeaseConfig, 'leaseMs'>;
   /** Lease reaper settings; the interval defaults to `leaseMs / 3`. `intervalMs: 0` disables the reaper on this node. */
   readonly reaper?: LeaseReaperConfig;
+  /**
+   * Orphan rescuer settings (with a `nodeId`): it fails this node's live tasks that no run of the
+   * attached runtime holds. `intervalMs: 0` disables it.
+   */
+  readonly rescuer?: OrphanRescuerConfig;
 }
 
 /**
@@ -105,6 +112,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly lease: NodeLease | undefined;
   /** The lease reaper (started by `connect` when there is a lease); exposed for `runOnce()` and its test signals. */
   readonly reaper: LeaseReaper;
+  /** The orphan rescuer, when `nodeId` was given (started by `connect`); exposed for `runOnce()` and its test signals. */
+  readonly rescuer: OrphanRescuer | undefined;
   readonly #pool: pg.Pool;
   readonly #ownsPool: boolean;
   readonly #db: Kysely<TasksDatabase>;
@@ -132,6 +141,7 @@ export class PostgresTaskStore implements TaskStore {
         throw error;
       }
       if (options.reaper?.intervalMs !== 0) store.reaper.start();
+      if (options.rescuer?.intervalMs !== 0) store.rescuer?.start();
     }
     return store;
   }
@@ -161,6 +171,10 @@ export class PostgresTaskStore implements TaskStore {
         : new NodeLease(this.#sql, options.nodeId, this.#logger, { ...options.lease, leaseMs }, () => void this.#rescanWatched());
     const reapIntervalMs = options.reaper?.intervalMs || Math.max(1, Math.floor(leaseMs / 3));
     this.reaper = new LeaseReaper(this.#sql, this.schema, this.#logger, { ...options.reaper, intervalMs: reapIntervalMs });
+    this.rescuer =
+      options.nodeId === undefined
+        ? undefined
+        : new OrphanRescuer(this.#sql, this.schema, options.nodeId, this.#logger, { ...options.rescuer, intervalMs: options.rescuer?.intervalMs || undefined });
     this.listener = new ControlListener(
       listenerConnectionConfig(this.#pool),
       channel,
@@ -251,6 +265,10 @@ export class PostgresTaskStore implements TaskStore {
     };
   }
 
+  attachRuns(runs: RunRegistry): Unsubscribe {
+    return this.rescuer?.attach(runs) ?? (() => {});
+  }
+
   /** How many tasks this store instance follows now (0 when no follower is left); for tests and metrics. */
   get followedTaskCount(): number {
     return this.#followers.size;
@@ -260,7 +278,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#closed ??= (async () => {
       this.#watchers.clear();
       this.#followers.clear();
-      await Promise.allSettled([this.sweeper.stop(), this.reaper.stop(), this.listener.stop()]);
+      await Promise.allSettled([this.sweeper.stop(), this.reaper.stop(), this.rescuer?.stop(), this.listener.stop()]);
       // Last, after the runtime settled its runs: another node's reaper fails whatever is left.
       await this.lease?.stop();
       if (this.#ownsPool) await this.#db.destroy();

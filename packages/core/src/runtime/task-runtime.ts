@@ -77,6 +77,7 @@ export class TaskRuntime {
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
   readonly #telemetry: TaskTelemetry;
+  readonly #detachRuns: Unsubscribe;
   #draining = false;
 
   constructor(options: TaskRuntimeOptions) {
@@ -103,6 +104,9 @@ export class TaskRuntime {
     this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
       console.error('mcp-tasks: control poll failed:', error),
     );
+    // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
+    // others (a finish that could not be written) asks it.
+    this.#detachRuns = this.store.attachRuns?.({ holds: (taskId) => this.#runs.has(taskId) }) ?? (() => {});
   }
 
   /** Runs on this node now. */
@@ -210,6 +214,7 @@ export class TaskRuntime {
     );
     await this.#settledWithin(ABORT_GRACE_MS);
     this.#poller.stop();
+    this.#detachRuns();
   }
 
   /**
@@ -219,6 +224,8 @@ export class TaskRuntime {
    */
   async close(): Promise<void> {
     this.#draining = true;
+    // First: the tasks left as they are are the lease reaper's to settle, not the rescuer's.
+    this.#detachRuns();
     this.#poller.stop();
     for (const run of this.#runs.values()) run.abort();
     await this.#settledWithin(ABORT_GRACE_MS);

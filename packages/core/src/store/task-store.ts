@@ -52,6 +52,12 @@ export interface CreateOptions {
 /** Removes a subscription. */
 export type Unsubscribe = () => void;
 
+/** The runs a node's runtime holds right now, as a store's rescuer asks about them. */
+export interface RunRegistry {
+  /** Whether a run on this node holds the task (it will write its outcome). */
+  holds(taskId: string): boolean;
+}
+
 /**
  * Where tasks live. Every write is a compare-and-set on the current status: nothing changes a
  * terminal task, and a write that lost a race reports it instead of overwriting. Expired tasks
@@ -123,6 +129,14 @@ export interface TaskStore {
    * compare. Resolves `undefined` when the task is not found.
    */
   follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined>;
+
+  /**
+   * Tells the store which tasks the runtime on this node runs, for stores that rescue tasks no
+   * run holds (`PostgresTaskStore` with a `nodeId` fails its own node's live tasks that no
+   * registry holds, so a finish that could not be written never leaves a task live for its TTL).
+   * The runtime attaches at construction and detaches on `close` and after `drain`.
+   */
+  attachRuns?(runs: RunRegistry): Unsubscribe;
 
   /** Releases connections and timers. */
   close(): Promise<void>;
