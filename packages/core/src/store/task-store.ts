@@ -122,7 +122,8 @@ export interface TaskStore {
   watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe;
 
   /**
-   * Calls `listener` after every change of the task's status or outstanding input, written
+   * Calls `listener` after every change of the task's status, status message (progress) or
+   * outstanding input, written
    * through any store instance on the same backing storage (for PostgreSQL: any node), so a
    * follower can re-read and forward it. Resolves once following is in place: a read made after
    * it cannot miss a later change. Calls may be coalesced or repeated; followers re-read and

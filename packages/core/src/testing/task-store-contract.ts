@@ -336,6 +336,28 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         assert.equal(pings, afterUnfollow, 'no ping after unfollow');
       });
 
+      test('a follower hears each progress message, and sees the intermediate ones', async () => {
+        const ref = await created();
+        const seen: string[] = [];
+        let pings = 0;
+        const unfollow = await store.follow(ref, () => {
+          pings += 1;
+          void store.get(ref).then((task) => task?.statusMessage && seen.push(task.statusMessage));
+        });
+        assert.ok(unfollow);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          for (const step of ['1/3', '2/3', '3/3']) {
+            const before = pings;
+            await store.setStatusMessage(ref, step);
+            await waitFor(() => pings > before && seen.includes(step));
+          }
+          assert.deepEqual([...new Set(seen)], ['1/3', '2/3', '3/3']);
+        } finally {
+          unfollow?.();
+        }
+      });
+
       test('a cancel reaches followers', async () => {
         const ref = await created();
         let pinged = false;
