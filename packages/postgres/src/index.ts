@@ -11,4 +11,6 @@ export { TestSignal } from './maintenance/test-signal.js';
 export { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 export { NodeLease, type NodeLeaseConfig, type NodeLeaseState } from './maintenance/node-lease.js';
 export { LeaseReaper, type LeaseReaperConfig, type ReapResult } from './maintenance/lease-reaper.js';
+export { OrphanRescuer, type OrphanRescuerConfig, type RescueResult } from './maintenance/orphan-rescuer.js';
+export { ORPHAN_ERROR_CODE, orphanErrorText } from './sql/fail-orphaned-tasks.js';
 export { LEASE_ERROR_CODE, leaseErrorText, type LeaseFailureReason } from './sql/lease-error.js';

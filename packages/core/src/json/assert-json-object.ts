@@ -1,9 +1,11 @@
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { JsonObject } from './json-value.js';
+import { hasLoneSurrogate } from './unicode-text.js';
 
 /**
- * Checks that `value` is a plain JSON object that round-trips through JSON and fits in
- * `maxBytes` once serialised, and returns it typed. Stores call this before they write, so a
+ * Checks that `value` is a plain JSON object that round-trips through JSON, holds only
+ * well-formed Unicode text (no lone surrogate, in values or keys) and fits in `maxBytes` once
+ * serialised, and returns it typed. Stores call this before they write, so a
  * bad value is refused with a typed error and nothing is stored.
  */
 export function assertJsonObject(value: unknown, what: string, maxBytes: number): JsonObject {
@@ -24,6 +26,8 @@ function assertJsonTree(value: unknown, what: string, depth: number): void {
   if (depth > MAX_DEPTH) throw new InvalidTaskValueError(`${what} is nested deeper than ${MAX_DEPTH} levels`);
   switch (typeof value) {
     case 'string':
+      assertText(value, what);
+      return;
     case 'boolean':
       return;
     case 'number':
@@ -36,7 +40,8 @@ function assertJsonTree(value: unknown, what: string, depth: number): void {
         return;
       }
       if (!isPlainObject(value)) throw new InvalidTaskValueError(`${what} holds a non-JSON object (${describe(value)})`);
-      for (const item of Object.values(value)) {
+      for (const [key, item] of Object.entries(value)) {
+        assertText(key, what);
         // undefined members vanish in JSON; storing them would make the read differ from the write.
         if (item === undefined) throw new InvalidTaskValueError(`${what} holds an undefined member`);
         assertJsonTree(item, what, depth + 1);
@@ -44,6 +49,12 @@ function assertJsonTree(value: unknown, what: string, depth: number): void {
       return;
     default:
       throw new InvalidTaskValueError(`${what} holds a ${typeof value}, which JSON cannot carry`);
+  }
+}
+
+function assertText(text: string, what: string): void {
+  if (hasLoneSurrogate(text)) {
+    throw new InvalidTaskValueError(`${what} holds a lone UTF-16 surrogate, which is not valid Unicode text`);
   }
 }
 

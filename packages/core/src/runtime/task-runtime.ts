@@ -10,7 +10,7 @@ import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
 import type { TaskEvents, TaskNode } from '../store/task-events.js';
-import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
+import type { InputAsk, TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
 import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
@@ -23,6 +23,7 @@ import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } f
 import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
 import { toolErrorResult } from './tool-error-result.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
+import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
 
@@ -102,6 +103,7 @@ export class TaskRuntime {
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
   readonly #telemetry: TaskTelemetry;
+  readonly #detachRuns: Unsubscribe;
   #draining = false;
 
   constructor(options: TaskRuntimeOptions) {
@@ -132,6 +134,9 @@ export class TaskRuntime {
     this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
       console.error('mcp-tasks: control poll failed:', error),
     );
+    // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
+    // others (a finish that could not be written) asks it.
+    this.#detachRuns = node?.attachRuns?.({ holds: (taskId) => this.#runs.has(taskId) }) ?? (() => {});
   }
 
   /** Runs on this node now. */
@@ -239,6 +244,7 @@ export class TaskRuntime {
     );
     await this.#settledWithin(ABORT_GRACE_MS);
     this.#poller.stop();
+    this.#detachRuns();
   }
 
   /**
@@ -248,6 +254,8 @@ export class TaskRuntime {
    */
   async close(): Promise<void> {
     this.#draining = true;
+    // First: the tasks left as they are are the lease reaper's to settle, not the rescuer's.
+    this.#detachRuns();
     this.#poller.stop();
     for (const run of this.#runs.values()) run.abort();
     await this.#settledWithin(ABORT_GRACE_MS);
@@ -323,15 +331,19 @@ export class TaskRuntime {
 
   /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
   async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
+    let replaced = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.store.finish(run.ref, outcome, this.#claim);
       } catch (error) {
-        if (error instanceof InvalidTaskValueError && outcome.status === 'completed') {
-          // The tool returned something that cannot be stored (not JSON, too large): that is a
-          // failure of the call, and the client is told why.
-          const invalid: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: `The tool returned an invalid result: ${error.message}` };
+        if (error instanceof InvalidTaskValueError && !replaced) {
+          // The tool returned or threw something that cannot be stored (not JSON, too large, not
+          // Unicode text): that is a failure of the call, and the client is told why, once; the
+          // replacement is the validator's own message, which always stores.
+          const what = outcome.status === 'completed' ? 'The tool returned an invalid result' : 'The tool failed with an error that cannot be stored';
+          const invalid: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: `${what}: ${error.message}` };
           outcome = { status: 'failed', error: invalid, statusMessage: invalid.message };
+          replaced = true;
           continue;
         }
         const delay = FINISH_RETRY_DELAYS_MS[attempt];
@@ -359,7 +371,16 @@ export class TaskRuntime {
       progress: async (progress, total, message) => {
         if (run.signal.aborted) return;
         const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
-        const updated = await store.setStatusMessage(ref, text, this.#claim);
+        let updated: TaskRecord | undefined;
+        try {
+          updated = await store.setStatusMessage(ref, text, this.#claim);
+        } catch (error) {
+          if (!isStoreOutage(error)) throw error;
+          // A progress message that could not be written is lost, not fatal: the next one
+          // (or the outcome) is written when the store is back.
+          this.#onError(error, { ...ref, tool: run.tool });
+          return;
+        }
         // The task ended elsewhere and this is the first this node hears of it.
         if (!updated) run.abort();
       },
@@ -380,28 +401,44 @@ export class TaskRuntime {
     };
   }
 
-  /** Asks for input and waits for the answer; `undefined` when the task ended meanwhile. */
+  /**
+   * Asks for input and waits for the answer; `undefined` when the task ended meanwhile. A store
+   * that fails to answer is no news: the wait goes on, and the next wake (a notification, the
+   * poll) or a backoff retry reads again, so an outage never ends the run or loses an answer.
+   */
   async #awaitInput(run: ActiveRun, key: string, request: InputRequest): Promise<InputResponse | undefined> {
-    if (run.signal.aborted) return undefined;
     run.waitingKeys.add(key);
     try {
-      // Take the pulse before each read, so a wake that lands during the read is not lost.
-      let wake = run.nextWake();
-      let ask = await this.store.requestInput(run.ref, key, request, this.#claim);
-      if (ask.state === 'pending') {
-        this.#telemetry.inputWait(run.labels);
-        this.#telemetry.status(run.labels, 'input_required');
-      }
+      let asked = false;
+      let failures = 0;
       for (;;) {
-        if (ask.state === 'answered') return ask.response;
-        if (ask.state === 'ended' || run.signal.aborted) {
-          run.abort();
-          return undefined;
-        }
-        await wake;
-        wake = run.nextWake();
         if (run.signal.aborted) return undefined;
-        ask = await this.store.readInput(run.ref, key);
+        // Take the pulse before each read, so a wake that lands during the read is not lost.
+        const wake = run.nextWake();
+        let ask: InputAsk | undefined;
+        try {
+          ask = asked ? await this.store.readInput(run.ref, key) : await this.store.requestInput(run.ref, key, request, this.#claim);
+        } catch (error) {
+          if (!isStoreOutage(error)) throw error;
+          if (failures === 0) this.#onError(error, { ...run.ref, tool: run.tool });
+          failures += 1;
+        }
+        if (ask) {
+          failures = 0;
+          if (!asked && ask.state === 'pending') {
+            this.#telemetry.inputWait(run.labels);
+            this.#telemetry.status(run.labels, 'input_required');
+          }
+          asked = true;
+          if (ask.state === 'answered') return ask.response;
+          if (ask.state === 'ended') {
+            run.abort();
+            return undefined;
+          }
+          await wake;
+        } else {
+          await wakeOrDelay(wake, outageRetryDelay(failures));
+        }
       }
     } finally {
       run.waitingKeys.delete(key);
@@ -418,6 +455,13 @@ function noEvents(store: TaskStore): TaskEvents {
     watch: () => () => {},
     follow: async (ref) => ((await store.markFollowed(ref)) ? () => {} : undefined),
   };
+}
+
+/** Resolves at `wake` or after `ms`, whichever comes first. */
+async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([wake, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function labelsOf(task: TaskRecord): TaskLabels {

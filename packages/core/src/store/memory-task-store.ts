@@ -105,6 +105,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!record) return undefined;
     record.statusMessage = message;
     this.#touch(record);
+    this.#changed(ref.taskId);
     return snapshot(record);
   }
 

@@ -1,5 +1,11 @@
 import type { TaskRef, TaskSignal, Unsubscribe } from './task-store.js';
 
+/** The runs a node's runtime holds right now, as the node's rescuer asks about them. */
+export interface RunRegistry {
+  /** Whether a run on this node holds the task (it will write its outcome). */
+  holds(taskId: string): boolean;
+}
+
 /**
  * How a runtime hears of changes made anywhere in the cluster: the cancels and answers for the
  * runs it holds, and the changes of the tasks it follows. Delivery is a hint, best effort: the
@@ -25,6 +31,13 @@ export interface TaskEvents {
  */
 export interface TaskNode extends TaskEvents {
   readonly nodeId: string;
+  /**
+   * Tells the node which tasks the runtime on it runs, for a node that rescues tasks no run holds
+   * (`PostgresTaskNode` fails its own live tasks that no attached registry holds, so a finish that
+   * could not be written never leaves a task live for its TTL). The runtime attaches at
+   * construction and detaches on `close` and after `drain`.
+   */
+  attachRuns?(runs: RunRegistry): Unsubscribe;
   /** Stops the node's services, once the runtime settled its runs and before the store closes. */
   stop(): Promise<void>;
 }

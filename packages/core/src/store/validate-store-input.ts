@@ -2,6 +2,7 @@ import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { InputMethod, InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import { assertJsonObject } from '../json/assert-json-object.js';
+import { hasLoneSurrogate, toWellFormed, truncateText } from '../json/unicode-text.js';
 import { isWellFormedTaskId } from '../task/task-id.js';
 import { assertTaskOwner } from '../task/task-owner.js';
 import type { NewTask } from '../task/task-record.js';
@@ -25,6 +26,9 @@ export function validateNewTask(task: NewTask): void {
   if (!Array.isArray(task.scopes) || task.scopes.length > TASK_LIMITS.maxScopes || !task.scopes.every((s) => typeof s === 'string')) {
     throw new InvalidTaskValueError(`scopes must be an array of at most ${TASK_LIMITS.maxScopes} strings`);
   }
+  if (hasLoneSurrogate(task.tool) || task.scopes.some(hasLoneSurrogate)) {
+    throw new InvalidTaskValueError('tool and scopes must be valid Unicode text (no lone UTF-16 surrogate)');
+  }
   if (task.ttlMs !== null && !(Number.isSafeInteger(task.ttlMs) && task.ttlMs > 0)) {
     throw new InvalidTaskValueError('ttlMs must be a positive integer or null');
   }
@@ -34,10 +38,14 @@ export function validateNewTask(task: NewTask): void {
   if (task.nodeId !== null && typeof task.nodeId !== 'string') throw new InvalidTaskValueError('nodeId must be a string or null');
 }
 
-/** Cuts a status message to the stored limit; refuses a non-string. */
+/**
+ * Cuts a status message to the stored limit (never inside a surrogate pair) and replaces lone
+ * surrogates with U+FFFD: a progress message is display text, not worth failing a run over.
+ * Refuses a non-string.
+ */
 export function normaliseStatusMessage(message: unknown): string {
   if (typeof message !== 'string') throw new InvalidTaskValueError('statusMessage must be a string');
-  return message.length > TASK_LIMITS.maxStatusMessageLength ? message.slice(0, TASK_LIMITS.maxStatusMessageLength) : message;
+  return toWellFormed(truncateText(message, TASK_LIMITS.maxStatusMessageLength));
 }
 
 export function validateOutcome(outcome: TaskOutcome): void {
@@ -77,6 +85,7 @@ export function validateInputKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '' || key.length > TASK_LIMITS.maxInputKeyLength) {
     throw new InvalidTaskValueError(`input key must be a non-empty string of at most ${TASK_LIMITS.maxInputKeyLength} characters`);
   }
+  if (hasLoneSurrogate(key)) throw new InvalidTaskValueError('input key holds a lone UTF-16 surrogate, which is not valid Unicode text');
 }
 
 /** Checks the shape of `tasks/update`'s `inputResponses`: an object of JSON objects. */

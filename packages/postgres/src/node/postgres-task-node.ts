@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TaskNode, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
+import type { RunRegistry, TaskNode, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
 import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
 import type { ControlMessage } from '../listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
@@ -7,6 +7,7 @@ import { listenerConnectionConfig } from '../listener/listener-connection.js';
 import { LeaseReaper, type LeaseReaperConfig } from '../maintenance/lease-reaper.js';
 import { consoleLogger, type MaintenanceLogger } from '../maintenance/maintenance-logger.js';
 import { NodeLease, type NodeLeaseConfig } from '../maintenance/node-lease.js';
+import { OrphanRescuer, type OrphanRescuerConfig } from '../maintenance/orphan-rescuer.js';
 import { enableTestSignals } from '../maintenance/test-signal.js';
 import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
 import { connectionOf, type PostgresTaskStore, type StoreConnection } from '../postgres-task-store.js';
@@ -27,6 +28,8 @@ export interface PostgresTaskNodeOptions {
   readonly reaper?: LeaseReaperConfig | false;
   /** Deletes expired tasks (they read as absent before). */
   readonly sweeper?: TtlSweeperConfig | false;
+  /** Fails this node's live tasks that no run of its runtime holds (an outcome that could not be written). */
+  readonly rescuer?: OrphanRescuerConfig | false;
   /** Where background problems are reported. Default: the console. */
   readonly logger?: MaintenanceLogger;
   /** Keep every service's test signals from the start (tests only; off, they cost nothing). */
@@ -45,6 +48,7 @@ export class PostgresTaskNode implements TaskNode {
   readonly lease: NodeLease | undefined;
   readonly reaper: LeaseReaper | undefined;
   readonly sweeper: TtlSweeper | undefined;
+  readonly rescuer: OrphanRescuer | undefined;
   readonly #connection: StoreConnection;
   readonly #store: PostgresTaskStore;
   readonly #logger: MaintenanceLogger;
@@ -62,6 +66,7 @@ export class PostgresTaskNode implements TaskNode {
     }
     node.reaper?.start();
     node.sweeper?.start();
+    node.rescuer?.start();
     return node;
   }
 
@@ -80,6 +85,7 @@ export class PostgresTaskNode implements TaskNode {
         ? undefined
         : new LeaseReaper(sql, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
     this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(sql, schema, this.#logger, options.sweeper);
+    this.rescuer = options.rescuer === false ? undefined : new OrphanRescuer(sql, schema, this.nodeId, this.#logger, options.rescuer);
     this.listener =
       options.listener === false
         ? undefined
@@ -97,7 +103,7 @@ export class PostgresTaskNode implements TaskNode {
             options.listener,
           );
     if (options.testSignals) {
-      for (const service of [this.listener, this.lease, this.reaper, this.sweeper]) if (service) enableTestSignals(service.testSignals);
+      for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.rescuer]) if (service) enableTestSignals(service.testSignals);
     }
   }
 
@@ -115,6 +121,10 @@ export class PostgresTaskNode implements TaskNode {
     return unfollow;
   }
 
+  attachRuns(runs: RunRegistry): Unsubscribe {
+    return this.rescuer?.attach(runs) ?? (() => {});
+  }
+
   /** How many tasks this node follows now (0 when no follower is left); for tests and metrics. */
   get followedTaskCount(): number {
     return this.#fanOut.followedTaskIds().length;
@@ -127,7 +137,7 @@ export class PostgresTaskNode implements TaskNode {
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#fanOut.clear();
-      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.listener?.stop()]);
+      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.listener?.stop()]);
       await this.lease?.stop();
     })();
     return this.#stopped;
