@@ -113,7 +113,7 @@ const server = await resolveServer();
 let stopping;
 const stop = () => (stopping ??= server.stop().catch((error) => log(`stopping the database failed: ${String(error)}`)));
 
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', ...optionArgs, ...files], {
+const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...optionArgs, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, DATABASE_URL: server.url },

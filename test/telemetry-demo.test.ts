@@ -93,7 +93,7 @@ describe('the demo process with OTEL_TRACES_EXPORTER=console', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', OTEL_TRACES_EXPORTER: 'console', NODE_ID: 'console-node' };
     for (const name of ['DATABASE_URL', 'MCP_TASKS_TOKENS', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDPOINT']) delete env[name];
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -48,6 +48,9 @@ import { setStatusMessage } from './sql/set-status-message.js';
 import { refuseUnstorableValue } from './sql/refuse-unstorable-value.js';
 import { sqlContext, type SqlContext } from './sql/sql-context.js';
 
+/** Default of {@link PostgresTaskStoreOptions.connectionTimeoutMillis}. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+
 /** Options of {@link PostgresTaskStore.connect}. Give `connectionString` or `pool`. */
 export interface PostgresTaskStoreOptions {
   /** Where to connect; the store creates (and closes) its own pool. */
@@ -56,6 +59,12 @@ export interface PostgresTaskStoreOptions {
   readonly pool?: pg.Pool;
   /** Size of the pool the store creates from `connectionString`. Default 10. */
   readonly poolSize?: number;
+  /**
+   * How long opening a connection may take (ms) before it fails, for the pool the store creates
+   * and for its LISTEN connection. Default 10 000; `0` waits forever (pg's default), which hangs
+   * `connect` on a host that accepts TCP and never answers.
+   */
+  readonly connectionTimeoutMillis?: number;
   /** The schema of the tables (lower-case identifier). Default `mcp_tasks`. */
   readonly schema?: string;
   /**
@@ -141,7 +150,11 @@ export class PostgresTaskStore implements TaskStore {
     if (!options.pool === !options.connectionString) throw new TypeError('give exactly one of connectionString and pool');
     this.schema = assertSchemaName(options.schema ?? DEFAULT_SCHEMA);
     this.#ownsPool = !options.pool;
-    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    this.#pool = options.pool ?? new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        connectionTimeoutMillis: options.connectionTimeoutMillis ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      });
     if (this.#ownsPool) this.#pool.on('error', (error) => this.#logger.error('idle pool connection failed', error));
     // A connection the store holds between statements (the sweeper's and reaper's pinned lock
     // connection) that the server terminates emits 'error' with no listener, which would crash
