@@ -5,7 +5,7 @@ import type { Command, CommandIo, CommandOptions } from './command.js';
 import { commands } from './commands/index.js';
 import { databaseOptions, DEFAULT_CONNECT_TIMEOUT_SECONDS } from './database/database-options.js';
 import { ExitCode } from './exit-codes.js';
-import { CommandError, UsageError } from './usage-error.js';
+import { CommandError, UsageError } from './command-errors.js';
 
 const globalOptions: CommandOptions = {
   'database-url': { type: 'string' },
@@ -51,12 +51,21 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
       return ExitCode.ok;
     }
     const [name, ...rest] = positionals;
-    const command = name === undefined ? undefined : commands.find((c) => c.name === name);
-    if (name !== undefined && command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}; see mcp-tasks --help`);
-    if (values['help'] === true || command === undefined) {
-      (command === undefined && values['help'] !== true ? io.err : io.out)(command?.usage ?? mainUsage());
-      return command === undefined && values['help'] !== true ? ExitCode.usage : ExitCode.ok;
+    if (name === undefined) {
+      if (values['help'] === true) {
+        io.out(mainUsage());
+        return ExitCode.ok;
+      }
+      io.err(mainUsage());
+      return ExitCode.usage;
     }
+    const command = commands.find((c) => c.name === name);
+    if (command === undefined) throw new UsageError(`unknown command ${JSON.stringify(name)}; see mcp-tasks --help`);
+    if (values['help'] === true) {
+      io.out(command.usage);
+      return ExitCode.ok;
+    }
+    if (rest.length > 0 && command.positionals === undefined) throw new UsageError(`mcp-tasks ${command.name} takes no arguments (got ${JSON.stringify(rest[0])})`);
     const own = commandValues(command, values);
     const database = databaseOptions(stringValue(values['database-url']), env, stringValue(values['connect-timeout']));
     return await command.run({ values: own, positionals: rest, database, io });

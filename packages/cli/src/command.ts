@@ -4,7 +4,7 @@ import type { DatabaseOptions } from './database/database-options.js';
 /** The options a command declares, in node:util parseArgs form. */
 export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
 
-/** Where a command writes; the process streams in the bin, buffers in tests of the parser. */
+/** Where a command writes: the process's streams in the bin; anything else for an embedding program. */
 export interface CommandIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -28,6 +28,8 @@ export interface Command {
   /** The full help of `mcp-tasks <name> --help`. */
   readonly usage: string;
   readonly options: CommandOptions;
+  /** What the positionals after the command name are, for usage; absent: the command takes none. */
+  readonly positionals?: string;
   /** Resolves to the exit code. */
   run(context: CommandContext): Promise<number>;
 }

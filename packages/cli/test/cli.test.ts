@@ -70,6 +70,12 @@ describe('the mcp-tasks command', { timeout: 120_000 }, () => {
     const option = await mcpTasks(['status', '--print'], { DATABASE_URL: database.url });
     assert.equal(option.code, 2);
     assert.match(option.stderr, /status has no option --print/);
+    const extra = await mcpTasks(['migrate', 'now'], { DATABASE_URL: database.url });
+    assert.equal(extra.code, 2);
+    assert.match(extra.stderr, /migrate takes no arguments/);
+    const timeout = await mcpTasks(['status', '--connect-timeout', 'soon'], { DATABASE_URL: database.url });
+    assert.equal(timeout.code, 2);
+    assert.match(timeout.stderr, /--connect-timeout must be a positive number of seconds/);
     const nothing = await mcpTasks([]);
     assert.equal(nothing.code, 2);
     assert.match(nothing.stderr, /Usage: mcp-tasks <command>/);

@@ -1,4 +1,4 @@
-import { CommandError } from '../usage-error.js';
+import { CommandError } from '../command-errors.js';
 
 /** What the error of a failed connection means to an operator; the raw pg or socket error otherwise. */
 export function explainConnectionError(error: unknown, url: URL, timeoutMs: number): Error {

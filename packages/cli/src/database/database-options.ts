@@ -1,4 +1,4 @@
-import { UsageError } from '../usage-error.js';
+import { UsageError } from '../command-errors.js';
 
 /** How a command reaches PostgreSQL, from `--database-url` / `DATABASE_URL` and `--connect-timeout`. */
 export interface DatabaseOptions {

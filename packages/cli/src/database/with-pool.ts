@@ -9,6 +9,7 @@ import { explainConnectionError } from './connection-error.js';
 export async function withPool<T>(options: DatabaseOptions, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
   const url = requireDatabaseUrl(options);
   const pool = new pg.Pool({ connectionString: options.url, max: 1, connectionTimeoutMillis: options.connectTimeoutMs });
+  // An idle connection the server drops must not crash the command; the next query reports it.
   pool.on('error', () => {});
   try {
     try {
