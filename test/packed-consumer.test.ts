@@ -78,7 +78,7 @@ describe('packages installed from their npm pack tarballs', { timeout: 420_000 }
       assert.equal(await readFile(path.join(root, 'packages', name, 'LICENSE'), 'utf8'), license, `${tarball.name}'s LICENSE is the repository's`);
       assert.deepEqual(files.filter((f) => f.endsWith('.tsbuildinfo')), [], `${tarball.name} has no .tsbuildinfo`);
       assert.deepEqual(files.filter((f) => f.startsWith('scripts/') || f.startsWith('test/')), [], `${tarball.name} has no scripts or tests`);
-      // tsc -b never deletes output of removed sources; a tarball must not ship it.
+      // tsc -b never deletes output of removed sources (scripts/prune-dist.mjs does); a tarball must not ship it.
       const sources = new Set(files.filter((f) => f.startsWith('src/') && f.endsWith('.ts')).map((f) => f.slice('src/'.length, -'.ts'.length)));
       const stale = files.filter((f) => f.startsWith('dist/') && f.endsWith('.js') && !sources.has(f.slice('dist/'.length, -'.js'.length)));
       assert.deepEqual(stale, [], `${tarball.name} ships output without a source (rm -rf packages/*/dist && npm run build)`);

@@ -23,7 +23,7 @@ export function migrationScript(schema: string, migrations: readonly Migration[]
       `\n-- ${migration.name}`,
       `SET LOCAL search_path TO ${id};`,
       migration.sql.trimEnd(),
-      `INSERT INTO ${id}.schema_migrations (version, name) VALUES (${migration.version}, '${migration.name}');`,
+      `INSERT INTO ${id}.schema_migrations (version, name) VALUES (${Number(migration.version)}, '${migration.name.replaceAll("'", "''")}');`,
     );
   }
   parts.push('COMMIT;');
