@@ -1,6 +1,6 @@
 /**
  * The exit codes of `mcp-tasks`, part of its interface (scripts and deploy jobs branch on them).
- * Later commands reuse these meanings rather than adding near-duplicates.
+ * Later commands reuse these meanings rather than adding new codes for the same situations.
  */
 export const ExitCode = {
   /** Done; for `status`, the schema is up to date. */

@@ -16,7 +16,7 @@ const FILE_PATTERN = /^(\d+)_[a-z0-9_]+\.sql$/;
 /**
  * The migrations of this release. Without `directory`, the copy compiled into the package (so a
  * bundled application needs no files beside it); with it, the `NNNN_name.sql` files found there,
- * ordered by version, refusing misnamed files and duplicate versions.
+ * ordered by version, refusing misnamed files and two files with one version.
  */
 export async function loadMigrations(directory?: string): Promise<Migration[]> {
   if (directory === undefined) return [...EMBEDDED_MIGRATIONS];
