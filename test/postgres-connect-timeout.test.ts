@@ -32,7 +32,7 @@ describe('PostgresTaskStore.connect against a host that accepts TCP and never an
 
   it('fails after connectionTimeoutMillis instead of hanging', async () => {
     const url = `postgres://postgres@127.0.0.1:${silent.port}/postgres`;
-    const { ms, error } = await rejectionTime(PostgresTaskStore.connect({ connectionString: url, connectionTimeoutMillis: 300, sweepIntervalMs: 0 }), 5_000);
+    const { ms, error } = await rejectionTime(PostgresTaskStore.connect({ connectionString: url, connectionTimeoutMillis: 300 }), 5_000);
     assert.ok(silent.accepted() >= 1, 'the store reached the silent host');
     assert.ok(ms >= 250, `failed after ${ms} ms, before the timeout`);
     assert.match(String(error), /timeout/i);
@@ -41,7 +41,7 @@ describe('PostgresTaskStore.connect against a host that accepts TCP and never an
   it('fails within the 10 s default when no timeout is configured', async () => {
     assert.equal(DEFAULT_CONNECTION_TIMEOUT_MS, 10_000);
     const url = `postgres://postgres@127.0.0.1:${silent.port}/postgres`;
-    const { ms, error } = await rejectionTime(PostgresTaskStore.connect({ connectionString: url, sweepIntervalMs: 0 }), 15_000);
+    const { ms, error } = await rejectionTime(PostgresTaskStore.connect({ connectionString: url }), 15_000);
     assert.ok(ms >= 9_000, `failed after ${ms} ms`);
     assert.match(String(error), /timeout/i);
   });
