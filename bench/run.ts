@@ -1,5 +1,5 @@
 // The benchmark runner (started by scripts/bench.mjs, which picks the PostgreSQL server):
-//   node --conditions=source --import tsx bench/run.ts [--quick] [--out FILE] [--only 1,2,…]
+//   node --conditions=@mcp-tasks/source --import tsx bench/run.ts [--quick] [--out FILE] [--only 1,2,…]
 // Creates a fresh database for the run, runs the scenarios in order, writes the markdown
 // document (default docs/benchmarks.md), and drops the database.
 import { readFile, writeFile } from 'node:fs/promises';

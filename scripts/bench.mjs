@@ -55,7 +55,7 @@ const built = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
 const server = await resolveServer();
 log(`server: ${server.source}`);
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'bench/run.ts', ...args], {
+const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'bench/run.ts', ...args], {
   cwd: root,
   stdio: 'inherit',
   env: {

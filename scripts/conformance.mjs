@@ -63,7 +63,7 @@ export async function startDemo(env) {
   // Shared with the cluster launcher, from the build (`npm install` runs tsc -b).
   const { freePort } = await import(path.join(root, 'packages/demo/dist/cluster/embedded-postgres.js'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', DEMO], {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', DEMO], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', MCP_TASKS_POLL_INTERVAL_MS: '100' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -126,7 +126,7 @@ const testTimeoutMs = positiveInteger('MCP_TASKS_TEST_TIMEOUT_MS', 300_000);
 const runTimeoutMs = positiveInteger('MCP_TASKS_TEST_RUN_TIMEOUT_MS', 30 * 60_000);
 const timeoutArgs = optionArgs.some((arg) => arg.startsWith('--test-timeout')) ? [] : [`--test-timeout=${testTimeoutMs}`];
 
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--test', ...timeoutArgs, ...optionArgs, ...files], {
+const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...timeoutArgs, ...optionArgs, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, DATABASE_URL: server.url },

@@ -43,7 +43,7 @@ before(async () => {
   });
   nodeA = await startDemoServer(config('node-a'));
   nodeB = await startDemoServer(config('node-b'));
-  child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
+  child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
     env: { ...process.env, ...env, PORT: '0', DATABASE_URL: db.url, NODE_ID: 'node-c', MCP_TASKS_POLL_INTERVAL_MS: '50', MCP_TASKS_MAX_PER_PRINCIPAL: String(MAX_PER_PRINCIPAL) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -12,7 +12,7 @@ after(() => database.drop());
 
 it('npm start\'s launcher brings up three nodes behind one URL, serves a task through it, and stops cleanly on SIGTERM', async () => {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/cluster/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/cluster/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: database.url, PORT: String(port), MCP_TASKS_DRAIN_MS: '2000' },
     stdio: ['ignore', 'pipe', 'pipe'],

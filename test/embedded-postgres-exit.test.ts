@@ -12,7 +12,7 @@ test('an embedded PostgreSQL stops when the test process that started it is kill
   // Under the repository, not the system temp dir: as root the server runs as `postgres`, which must reach it.
   const parent = await mkdtemp(path.join(ROOT, '.tmp', 'exit-'));
   t.after(() => rm(parent, { recursive: true, force: true }));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'test/fixtures/embedded-postgres-exits.fixture.ts', parent], {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'test/fixtures/embedded-postgres-exits.fixture.ts', parent], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { readFile, readdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { InvalidTaskValueError, newTaskId } from '@mcp-tasks/core';
@@ -11,7 +10,6 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const run = promisify(execFile);
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -83,22 +81,11 @@ test('migrate: false leaves the database alone', async () => {
   assert.equal(rows.length, 0);
 });
 
-test('the CLI `mcp-tasks migrate` applies pending migrations, then reports the schema up to date', async () => {
-  const cli = ['--conditions=source', '--import', 'tsx', path.join(root, 'packages/postgres/src/cli/main.ts'), 'migrate', '--schema', 'from_cli'];
-  const env = { ...process.env, DATABASE_URL: database.url };
-  const first = await run(process.execPath, cli, { cwd: root, env });
-  assert.match(first.stdout, /Applied to schema from_cli: 0001_tasks\.sql/);
-  const second = await run(process.execPath, cli, { cwd: root, env });
-  assert.match(second.stdout, /Schema from_cli is up to date\./);
-  assert.deepEqual(await appliedVersions('from_cli'), (await loadMigrations()).map((file) => file.version));
-});
-
-test('the CLI refuses to run without DATABASE_URL', async () => {
-  const cli = ['--conditions=source', '--import', 'tsx', path.join(root, 'packages/postgres/src/cli/main.ts'), 'migrate'];
-  const { DATABASE_URL: _omit, ...env } = process.env;
-  await assert.rejects(run(process.execPath, cli, { cwd: root, env }), (error: { code?: number; stderr?: string }) => {
-    assert.equal(error.code, 2);
-    assert.match(error.stderr ?? '', /DATABASE_URL is not set/);
-    return true;
-  });
+test('the migrations compiled into the package are exactly the files of migrations/', async () => {
+  const directory = path.join(root, 'migrations');
+  const names = (await readdir(directory)).filter((name) => name.endsWith('.sql')).sort();
+  const files = await Promise.all(names.map(async (name) => ({ name, sql: await readFile(path.join(directory, name), 'utf8') })));
+  const embedded = (await loadMigrations()).map(({ name, sql }) => ({ name, sql }));
+  assert.deepEqual(embedded, files, 'run npm run build to regenerate packages/postgres/src/migrations/embedded-migrations.ts');
+  assert.deepEqual(await loadMigrations(directory), await loadMigrations());
 });

@@ -64,6 +64,18 @@ describe('/metrics of an in-process demo node', () => {
     assert.equal(metric(after, 'mcp_tasks_created_total'), 1);
     assert.match(after, /mcp_tasks_finished_total\{[^}]*mcp_task_status="cancelled"[^}]*\} 1/);
   });
+
+  it('names follow Prometheus conventions: durations in seconds end _seconds, counters end _total', async () => {
+    const text = await scrape();
+    assert.equal(metric(text, 'mcp_tasks_run_duration_seconds_count'), 1, 'the cancelled run of the test before');
+    assert.ok((metric(text, 'mcp_tasks_cancel_delivery_seconds_count') ?? 0) >= 1, 'its cancel delivery');
+    const types = [...text.matchAll(/^# TYPE (mcp_tasks_\w+) (\w+)$/gm)].map(([, name, type]) => ({ name: name!, type: type! }));
+    assert.ok(types.length >= 5, JSON.stringify(types));
+    for (const { name, type } of types) {
+      if (type === 'histogram') assert.match(name, /_seconds$/, `${name} is a duration histogram`);
+      if (type === 'counter') assert.match(name, /_total$/, `${name} is a counter`);
+    }
+  });
 });
 
 async function freePort(): Promise<number> {
@@ -93,7 +105,7 @@ describe('the demo process with OTEL_TRACES_EXPORTER=console', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', OTEL_TRACES_EXPORTER: 'console', NODE_ID: 'console-node' };
     for (const name of ['DATABASE_URL', 'MCP_TASKS_TOKENS', 'OTEL_SDK_DISABLED', 'OTEL_EXPORTER_OTLP_ENDPOINT']) delete env[name];
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -20,7 +20,7 @@ const MB = 1024 * 1024;
 
 function runChild(context: BenchContext, tasks: number): Promise<ChildReport> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--conditions=source', '--import', 'tsx', path.join('bench', 'scenarios', 'memory-child.ts')], {
+    const child = spawn(process.execPath, ['--expose-gc', '--conditions=@mcp-tasks/source', '--import', 'tsx', path.join('bench', 'scenarios', 'memory-child.ts')], {
       cwd: context.root,
       env: { ...process.env, DATABASE_URL: context.databaseUrl, TASKS: String(tasks) },
       stdio: ['ignore', 'pipe', 'pipe'],

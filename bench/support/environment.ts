@@ -34,6 +34,6 @@ export async function describeEnvironment(databaseUrl: string): Promise<Environm
     postgres,
     settings,
     server: process.env['BENCH_SERVER_SOURCE'] ?? 'BENCH_SERVER_URL',
-    command: process.env['BENCH_COMMAND'] ?? `node --conditions=source --import tsx bench/run.ts ${process.argv.slice(2).join(' ')}`,
+    command: process.env['BENCH_COMMAND'] ?? `node --conditions=@mcp-tasks/source --import tsx bench/run.ts ${process.argv.slice(2).join(' ')}`,
   };
 }

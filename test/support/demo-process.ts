@@ -17,7 +17,7 @@ export interface DemoProcess {
 
 /** Spawns a demo node with `env` and waits until it prints its URL. */
 export async function spawnDemoNode(name: string, env: Record<string, string>): Promise<DemoProcess> {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ID: name, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

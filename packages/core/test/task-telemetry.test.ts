@@ -218,8 +218,8 @@ describe('OpenTelemetry', () => {
     assert.equal(sum('mcp_tasks.running', (a) => a['mcp_tasks.node.id'] === 'node-q'), 1);
     assert.ok(sum('mcp_tasks.input.waits') >= 1);
     assert.equal(sum('mcp_tasks.quota.refusals'), 1);
-    assert.ok(points.get('mcp_tasks.run.duration')?.length);
-    assert.ok(points.get('mcp_tasks.cancel.delivery')?.length, 'a cancel delivery latency was recorded');
+    assert.ok(points.get('mcp_tasks.run.duration_seconds')?.length);
+    assert.ok(points.get('mcp_tasks.cancel.delivery_seconds')?.length, 'a cancel delivery latency was recorded');
     await limited.close();
   });
 });

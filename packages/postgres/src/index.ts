@@ -1,8 +1,10 @@
-export { PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { DEFAULT_CONNECTION_TIMEOUT_MS, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
 export { PostgresTaskNode, type PostgresTaskNodeOptions } from './node/postgres-task-node.js';
 export { LISTENER_APPLICATION_NAME } from './listener/listener-connection.js';
 export { migrate, type MigrateResult } from './migrations/migrate.js';
-export { loadMigrations, migrationsDirectory, type Migration } from './migrations/migration-files.js';
+export { loadMigrations, type Migration } from './migrations/migration-files.js';
+export { migrationStatus, type AppliedMigration, type MigrationStatus } from './migrations/migration-status.js';
+export { migrationScript } from './migrations/migration-script.js';
 export { DEFAULT_SCHEMA, assertSchemaName } from './schema/schema-name.js';
 export { controlChannelOf, type ControlMessage } from './listener/control-channel.js';
 export { ControlListener, type ControlListenerConfig, type ControlListenerHooks, type ControlListenerState } from './listener/control-listener.js';

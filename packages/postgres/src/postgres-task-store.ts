@@ -58,7 +58,15 @@ export interface PostgresTaskStoreOptions {
   readonly migrate?: boolean;
   /** Where problems of idle pool connections are reported. Default: the console. */
   readonly logger?: MaintenanceLogger;
+  /**
+   * How long a new connection may take before it fails (ms), so a host that accepts TCP but never
+   * answers cannot hang `connect` or a query. Default {@link DEFAULT_CONNECTION_TIMEOUT_MS}; 0 waits forever.
+   */
+  readonly connectionTimeoutMillis?: number;
 }
+
+/** The default `connectionTimeoutMillis`: 10 s. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 /** What the node beside a store shares with it: the same pool and statements. */
 export interface StoreConnection {
@@ -110,7 +118,13 @@ export class PostgresTaskStore implements TaskStore {
     this.schema = assertSchemaName(options.schema ?? DEFAULT_SCHEMA);
     const logger = options.logger ?? consoleLogger;
     this.#ownsPool = !options.pool;
-    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+    this.#pool =
+      options.pool ??
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max: options.poolSize ?? 10,
+        connectionTimeoutMillis: options.connectionTimeoutMillis ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      });
     if (this.#ownsPool) this.#pool.on('error', (error) => logger.error('idle pool connection failed', error));
     // A connection held between statements (a maintenance leader's pinned lock connection) that
     // the server terminates emits 'error' with no listener, which would crash the process; its

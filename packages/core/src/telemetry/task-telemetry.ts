@@ -57,14 +57,14 @@ export class TaskTelemetry {
     this.#created = meter.createCounter('mcp_tasks.created', { description: 'Tasks created on this node' });
     this.#finished = meter.createCounter('mcp_tasks.finished', { description: 'Task runs ended on this node, by final status' });
     this.#running = meter.createUpDownCounter('mcp_tasks.running', { description: 'Task runs executing on this node now' });
-    this.#runDuration = meter.createHistogram('mcp_tasks.run.duration', {
+    this.#runDuration = meter.createHistogram('mcp_tasks.run.duration_seconds', {
       description: 'Duration of task runs',
       unit: 's',
       // Seconds, for runs from milliseconds to an hour (the SDK's default buckets suit milliseconds).
       advice: { explicitBucketBoundaries: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600] },
     });
     this.#inputWaits = meter.createCounter('mcp_tasks.input.waits', { description: 'Times a task waited for client input' });
-    this.#cancelDelivery = meter.createHistogram('mcp_tasks.cancel.delivery', {
+    this.#cancelDelivery = meter.createHistogram('mcp_tasks.cancel.delivery_seconds', {
       description: 'Time from a cancel being stored to the run on this node noticing it',
       unit: 's',
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },

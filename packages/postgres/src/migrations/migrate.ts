@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { assertSchemaName } from '../schema/schema-name.js';
 import { loadMigrations, type Migration } from './migration-files.js';
+import { createMigrationsTableSql, migrationLockKey } from './migrations-table.js';
 
 /** What {@link migrate} did. */
 export interface MigrateResult {
@@ -21,16 +22,11 @@ export async function migrate(pool: pg.Pool, schema: string, migrations?: readon
   try {
     await client.query('BEGIN');
     try {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`mcp-tasks:migrate:${schema}`]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [migrationLockKey(schema)]);
       const id = client.escapeIdentifier(schema);
       // Under the lock: concurrent CREATE SCHEMA IF NOT EXISTS can otherwise fail on a unique violation.
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${id}`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${id}.schema_migrations (
-          version    integer     PRIMARY KEY,
-          name       text        NOT NULL,
-          applied_at timestamptz NOT NULL DEFAULT now()
-        )`);
+      await client.query(createMigrationsTableSql(id));
       const done = await client.query<{ version: number }>(`SELECT version FROM ${id}.schema_migrations`);
       const appliedVersions = new Set(done.rows.map((row) => row.version));
       const applied: string[] = [];

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { EMBEDDED_MIGRATIONS } from './embedded-migrations.js';
 
 /** One numbered SQL file. */
 export interface Migration {
@@ -15,22 +14,12 @@ export interface Migration {
 const FILE_PATTERN = /^(\d+)_[a-z0-9_]+\.sql$/;
 
 /**
- * Where the migrations are: the top-level `migrations/` of the repository when this package sits
- * in it (the source of truth during development), else the copy shipped inside the package.
- * Only the repository layout is trusted for the first, so an application's own `migrations/`
- * folder is never picked up.
+ * The migrations of this release. Without `directory`, the copy compiled into the package (so a
+ * bundled application needs no files beside it); with it, the `NNNN_name.sql` files found there,
+ * ordered by version, refusing misnamed files and two files with one version.
  */
-export function migrationsDirectory(): string {
-  const packageRoot = fileURLToPath(new URL('../../', import.meta.url));
-  const repositoryRoot = path.resolve(packageRoot, '../..');
-  const inRepository = path.resolve(repositoryRoot, 'packages', 'postgres') === path.resolve(packageRoot);
-  const repositoryMigrations = path.join(repositoryRoot, 'migrations');
-  if (inRepository && existsSync(repositoryMigrations)) return repositoryMigrations;
-  return path.join(packageRoot, 'migrations');
-}
-
-/** Every migration in `directory`, ordered by version; refuses gaps in naming and duplicate versions. */
-export async function loadMigrations(directory = migrationsDirectory()): Promise<Migration[]> {
+export async function loadMigrations(directory?: string): Promise<Migration[]> {
+  if (directory === undefined) return [...EMBEDDED_MIGRATIONS];
   const names = (await readdir(directory)).filter((name) => name.endsWith('.sql')).sort();
   const migrations: Migration[] = [];
   for (const name of names) {

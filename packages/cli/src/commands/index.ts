@@ -1,0 +1,6 @@
+import type { Command } from '../command.js';
+import { migrateCommand } from './migrate.js';
+import { statusCommand } from './status.js';
+
+/** Every command, in the order `--help` lists them. A new command is one file and one line here. */
+export const commands: readonly Command[] = [migrateCommand, statusCommand];
