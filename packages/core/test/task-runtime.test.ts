@@ -141,10 +141,17 @@ describe('a task run', () => {
     assert.deepEqual(task.status === 'completed' && task.result['content'], [{ type: 'text', text: 'quota gone' }]);
   });
 
-  test('a store fault inside a tool fails the task with a generic message whose reference is in the log', async () => {
+  test('an internal error inside the task context fails the task with a generic message whose reference is in the log', async () => {
     const logged: Array<{ error: unknown; ref: string | undefined }> = [];
     const store = new MemoryTaskStore();
-    const fault = () => Promise.reject(new Error('connect ECONNREFUSED 10.1.2.3:5432 password=hunter2'));
+    // A store outage is no news (the run waits and reads again); what is left to reach a tool's
+    // call is a fault of the runtime itself: here, an answer whose reading throws.
+    const fault = async () => ({
+      state: 'answered',
+      get response(): never {
+        throw new Error('connect ECONNREFUSED 10.1.2.3:5432 password=hunter2');
+      },
+    });
     const faulty = new Proxy(store, {
       get: (target, name) => {
         if (name === 'requestInput') return fault;
