@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     const packageDir = fileURLToPath(new URL('../../', import.meta.url));
     log('starting an embedded PostgreSQL');
     embedded = await startEmbeddedPostgres({
-      parentDir: defaultPostgresParentDir(env, packageDir),
+      parentDir: defaultPostgresParentDir(env),
       name: 'cluster-pg',
       onError: (message) => console.error(`[postgres] ${message}`),
     });
