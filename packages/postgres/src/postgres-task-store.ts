@@ -256,6 +256,26 @@ export class PostgresTaskStore implements TaskStore {
     return this.#followers.size;
   }
 
+  /**
+   * Whether the database answers a `SELECT 1` through the store's pool within `timeoutMs` (a
+   * readiness check): rejects otherwise, also when every pooled connection is busy that long.
+   */
+  async ping(timeoutMs = 2_000): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+    let timer: NodeJS.Timeout | undefined;
+    const query = this.#pool.query('SELECT 1');
+    // A query that outlives the deadline finishes (or fails) later, unobserved.
+    query.catch(() => undefined);
+    try {
+      await Promise.race([
+        query,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`PostgreSQL did not answer SELECT 1 within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#watchers.clear();

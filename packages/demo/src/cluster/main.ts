@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   if (stopping) return;
   for (let i = 1; i <= nodeCount; i += 1) {
     const nodePort = await freePort(host);
-    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl }));
+    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl, MCP_TASKS_MIGRATE: 'false' }));
   }
   await Promise.all(nodes.map((node) => node.ready));
   if (stopping) return;

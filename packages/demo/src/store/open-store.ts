@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryTaskStore, type TaskStore } from '@mcp-tasks/core';
+import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
 /** Cluster settings of the PostgreSQL store. */
 export interface OpenStoreOptions {
@@ -7,21 +8,30 @@ export interface OpenStoreOptions {
   readonly nodeId?: string | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`); default 30 000. */
   readonly leaseMs?: number | undefined;
+  /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`, default true); off when a one-shot migrate step ran them. */
+  readonly migrate?: boolean | undefined;
+}
+
+/** The store and what its readiness depends on. */
+export interface OpenedStore {
+  readonly store: TaskStore;
+  readonly readiness: ReadinessCheck;
 }
 
 /**
  * The demo's store: a `MemoryTaskStore` without `databaseUrl`, otherwise a `PostgresTaskStore`
- * with pending migrations applied at start and a node lease (the runtime takes the store's
+ * with pending migrations applied at start (unless `migrate` is false) and a node lease (the runtime takes the store's
  * `nodeId`), so the tasks of a node that dies are failed by another node's lease reaper.
  */
-export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<TaskStore> {
-  if (!databaseUrl) return new MemoryTaskStore();
+export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
   const { PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  return PostgresTaskStore.connect({
+  const store = await PostgresTaskStore.connect({
     connectionString: databaseUrl,
-    migrate: true,
+    migrate: options.migrate ?? true,
     nodeId: options.nodeId ?? `node-${randomUUID()}`,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
   });
+  return { store, readiness: postgresReadiness(store) };
 }
