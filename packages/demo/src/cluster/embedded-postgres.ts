@@ -5,7 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { EmbeddedPostgresError } from './embedded-postgres-error.js';
 import { freePort } from './free-port.js';
-import { packagedBinaries, postgresRunAs, reachableBinaries, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
+import { binariesUnder, canReach, packagedBinaries, postgresRunAs, reachableBinaries, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
 import { createRunDirectory, type RunDirectory } from './run-directory.js';
 
 export { EmbeddedPostgresError } from './embedded-postgres-error.js';
@@ -21,6 +21,8 @@ export interface EmbeddedPostgresOptions {
   readonly parentDir: string;
   /** A name prefix of the run directory. Default `pg`. */
   readonly name?: string;
+  /** A PostgreSQL installation (`bin/`, `lib/`, `share/`) to run; default the `embedded-postgres` package's. */
+  readonly installDir?: string;
   /** Port; default: a free one. */
   readonly port?: number;
   /** Extra `postgres -c` settings, e.g. `['-c', 'max_connections=300']`. */
@@ -60,9 +62,14 @@ const STOP_TIMEOUT_MS = 30_000;
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
   const name = options.name ?? 'pg';
   const runAs = postgresRunAs();
-  const installed = packagedBinaries();
+  const installed = options.installDir ? binariesUnder(options.installDir) : packagedBinaries();
   // As root, a private 0700 directory in the temporary directory, owned by `postgres`: nothing on
   // the way to it is closed to that user, and no other user can read the data.
+  if (runAs && !canReach(tmpdir(), runAs)) {
+    throw new EmbeddedPostgresError(
+      `PostgreSQL runs as the postgres user here (not as root), who cannot reach the temporary directory ${tmpdir()}: set TMPDIR to a directory it can traverse (such as /tmp), run as an ordinary user, or set DATABASE_URL to a PostgreSQL server.`,
+    );
+  }
   const runDir = runAs ? await createRunDirectory(tmpdir(), `mcp-tasks-${name}`, runAs) : await createInParent(options.parentDir, name);
   try {
     const binaries = await reachableBinaries(installed, runAs, path.join(runDir.path, 'postgresql'));

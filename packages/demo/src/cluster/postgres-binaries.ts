@@ -31,7 +31,8 @@ export function packagedBinaries(): PostgresBinaries {
   return binariesUnder(path.resolve(path.dirname(entry), '..', 'native'));
 }
 
-function binariesUnder(root: string): PostgresBinaries {
+/** The programs of the installation at `root`. */
+export function binariesUnder(root: string): PostgresBinaries {
   const exe = platform() === 'win32' ? '.exe' : '';
   return { root, initdb: path.join(root, 'bin', `initdb${exe}`), postgres: path.join(root, 'bin', `postgres${exe}`) };
 }
@@ -82,6 +83,12 @@ export async function reachableBinaries(binaries: PostgresBinaries, runAs: RunAs
   throw new EmbeddedPostgresError(
     `The postgres user cannot run PostgreSQL from ${binaries.root} nor from a copy in ${path.dirname(dir)} (a noexec mount?): set TMPDIR to a directory it can execute from, run as an ordinary user, or set DATABASE_URL to a PostgreSQL server.`,
   );
+}
+
+/** Whether `runAs` can traverse every directory down to `dir`. */
+export function canReach(dir: string, runAs: NonNullable<RunAs>): boolean {
+  const result = spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', dir], { uid: runAs.uid, gid: runAs.gid, stdio: 'ignore', timeout: 10_000 });
+  return !result.error && result.status === 0;
 }
 
 function canRun(binaries: PostgresBinaries, runAs: NonNullable<RunAs>): boolean {
