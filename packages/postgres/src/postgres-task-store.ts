@@ -283,7 +283,11 @@ export class PostgresTaskStore implements TaskStore {
       await Promise.allSettled([this.sweeper.stop(), this.reaper.stop(), this.listener.stop()]);
       // Last, after the runtime settled its runs: another node's reaper fails whatever is left.
       await this.lease?.stop();
-      if (this.#ownsPool) await this.#db.destroy();
+      if (this.#ownsPool) {
+        await this.#db.destroy();
+        // Kysely ends the pool only if a query of its own ran; a store that only migrated has not.
+        if (!this.#pool.ended) await this.#pool.end();
+      }
     })();
     return this.#closed;
   }
