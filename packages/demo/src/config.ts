@@ -13,6 +13,8 @@ export interface DemoConfig {
   readonly leaseMs?: number | undefined;
   /** How long a SIGTERM waits for running tasks before failing them (`MCP_TASKS_DRAIN_MS`); default 10 000. */
   readonly drainMs?: number | undefined;
+  /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`: `false` when a one-shot `mcp-tasks migrate` ran them); default true. */
+  readonly migrate?: boolean | undefined;
   /** Bearer-token authorization (`MCP_TASKS_TOKENS`, or `MCP_TASKS_JWT_ISSUER`…); absent: none. */
   readonly auth?: DemoAuthConfig | undefined;
 }
@@ -29,7 +31,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     auth: authFromEnv(env),
     leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),
     drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),
+    migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
   };
+}
+
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(raw)}`);
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {

@@ -47,7 +47,7 @@ export interface DemoServerOptions {
 /** Starts one demo node (what `npm run serve` runs). */
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
-  const { store, node } = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs });
+  const { store, node, readiness } = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs, migrate: config.migrate });
   const tasks = new McpTasks({
     store,
     ...(node ? { node } : {}),
@@ -72,7 +72,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
-  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, metrics: metrics.serve }));
+  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve }));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, () => resolve());

@@ -190,9 +190,34 @@ export class PostgresTaskStore implements TaskStore {
     return refuseUnstorableValue(() => followTask(this.#sql, ref));
   }
 
-  /** Closes the pool it created (a pool it was given stays open). Close the node beside it first. */
+  /**
+   * Whether the database answers a `SELECT 1` through the store's pool within `timeoutMs` (a
+   * readiness check): rejects otherwise, also when every pooled connection is busy that long.
+   */
+  async ping(timeoutMs = 2_000): Promise<void> {
+    if (this.#closed) throw new Error('the store is closed');
+    let timer: NodeJS.Timeout | undefined;
+    const query = this.#pool.query('SELECT 1');
+    // A query that outlives the deadline finishes (or fails) later, unobserved.
+    query.catch(() => undefined);
+    try {
+      await Promise.race([
+        query,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`PostgreSQL did not answer SELECT 1 within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Closes the pool it created (a pool it was given stays open). Stop the node beside it first. */
   close(): Promise<void> {
-    this.#closed ??= this.#ownsPool ? this.#db.destroy() : Promise.resolve();
+    this.#closed ??= (async () => {
+      if (!this.#ownsPool) return;
+      await this.#db.destroy();
+      // Kysely ends the pool only if a query of its own ran; a store that only migrated has not.
+      if (!this.#pool.ended) await this.#pool.end();
+    })();
     return this.#closed;
   }
 }

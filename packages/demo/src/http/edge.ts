@@ -3,6 +3,7 @@ import { checkRequestBody } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { readBody } from './read-body.js';
+import { serveReadiness, type ReadinessCheck } from './readiness.js';
 
 /** Options of {@link createEdge}. */
 export interface EdgeOptions {
@@ -11,6 +12,8 @@ export interface EdgeOptions {
   readonly mounts?: Readonly<Record<string, McpHttpHandler>>;
   /** Bearer-token authorization of the MCP paths, and their RFC 9728 metadata (absent: none). */
   readonly auth?: EdgeAuth | undefined;
+  /** What `GET /readyz` reports (default: always ready). */
+  readonly readiness?: ReadinessCheck;
   /** Answers `GET /metrics` (Prometheus text). */
   readonly metrics: (req: IncomingMessage, res: ServerResponse) => void;
   /** Largest request body, in bytes. Default 4 MiB. */
@@ -18,7 +21,8 @@ export interface EdgeOptions {
 }
 
 /**
- * The node's HTTP edge: `GET /healthz`, `GET /metrics` (no token needed), and MCP at `/mcp` (and
+ * The node's HTTP edge: `GET /healthz` (liveness: the process serves HTTP), `GET /readyz`
+ * (readiness: PostgreSQL and the control listener), `GET /metrics` (no token needed), and MCP at `/mcp` (and
  * each path of `mounts`). With `auth`, the MCP paths need a bearer token (401 otherwise) and their
  * protected resource metadata is served. It parses the body itself, refuses what the SDK would
  * silently repair (`checkRequestBody`), and hands `{ parsedBody, authInfo }` to the MCP handler.
@@ -39,6 +43,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       return;
     }
+    if (url.pathname === '/readyz' && req.method === 'GET') return serveReadiness(options.readiness ?? (async () => undefined), res);
     if (url.pathname === '/metrics' && req.method === 'GET') {
       options.metrics(req, res);
       return;

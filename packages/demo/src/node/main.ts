@@ -24,3 +24,5 @@ const stop = (signal: string) => {
 };
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+// The terminal closed: drain as on a signal sent on purpose rather than die mid-task.
+process.on('SIGHUP', () => stop('SIGHUP'));

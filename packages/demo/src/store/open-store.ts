@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryTaskStore, type TaskNode, type TaskStore } from '@mcp-tasks/core';
+import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
 /** Cluster settings of the PostgreSQL store. */
 export interface OpenStoreOptions {
@@ -7,30 +8,35 @@ export interface OpenStoreOptions {
   readonly nodeId?: string | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`); default 30 000. */
   readonly leaseMs?: number | undefined;
+  /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`, default true); off when a one-shot migrate step ran them. */
+  readonly migrate?: boolean | undefined;
 }
 
-/** A demo node's tasks: where they live, and the cluster node beside a shared store. */
+/** The store and what its readiness depends on. */
 export interface OpenedStore {
   readonly store: TaskStore;
+  /** The cluster node beside a shared store. */
   readonly node?: TaskNode;
+  readonly readiness: ReadinessCheck;
 }
 
 /**
  * The demo's store: a `MemoryTaskStore` without `databaseUrl`; otherwise a `PostgresTaskStore`
- * with pending migrations applied at start and a `PostgresTaskNode` beside it holding a lease, so
- * the tasks of a node that dies are failed by another node's lease reaper.
+ * with pending migrations applied at start (unless `migrate` is false) and a `PostgresTaskNode`
+ * beside it holding a lease, so the tasks of a node that dies are failed by another node's lease
+ * reaper.
  */
 export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<OpenedStore> {
-  if (!databaseUrl) return { store: new MemoryTaskStore() };
+  if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
   const { PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: true });
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
   try {
     const node = await PostgresTaskNode.start(store, {
       nodeId: options.nodeId ?? `node-${randomUUID()}`,
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
     });
-    return { store, node };
+    return { store, node, readiness: postgresReadiness(store, node) };
   } catch (error) {
     await store.close();
     throw error;
