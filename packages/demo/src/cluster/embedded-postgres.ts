@@ -29,7 +29,7 @@ export interface EmbeddedPostgresOptions {
   readonly postgresFlags?: readonly string[];
   /** Server log lines; default: dropped. */
   readonly onLog?: (message: string) => void;
-  /** Server errors; default: dropped. */
+  /** The server exiting on its own after it started; default: dropped. */
   readonly onError?: (message: string) => void;
   /**
    * For a process with no shutdown of its own (a test file): SIGINT, SIGTERM or SIGHUP shut the
@@ -166,10 +166,7 @@ function startPostgres(binaries: PostgresBinaries, runAs: RunAs, args: readonly 
     }, START_TIMEOUT_MS);
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       options.onLog?.(chunk);
-      if (ready) {
-        for (const line of chunk.split('\n')) if (/\b(ERROR|FATAL|PANIC):/.test(line)) options.onError?.(line);
-        return;
-      }
+      if (ready) return;
       log += chunk;
       if (log.includes('database system is ready to accept connections')) {
         ready = true;
