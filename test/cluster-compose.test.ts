@@ -53,7 +53,13 @@ describe('Dockerfile', () => {
     }
     const runs = buildStage.steps.filter(([i]) => i === 'RUN').map(([, args]) => args);
     assert.ok(runs.some((run) => /npm ci\b/.test(run) && !/--omit=dev/.test(run)), 'npm ci with dev dependencies (tsc runs in prepare)');
-    assert.match(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.prepare, /tsc -b/);
+    const prepare: string = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.prepare;
+    assert.match(prepare, /tsc -b/);
+    // `npm ci` runs prepare: every file it runs must be in the image by then.
+    const copied = buildStage.steps.filter(([i]) => i === 'COPY').flatMap(([, args]) => args.split(/\s+/).slice(0, -1));
+    for (const file of prepare.match(/scripts\/[\w.-]+/g) ?? []) {
+      assert.ok(copied.some((source) => file === source || file.startsWith(`${source.replace(/\/$/, '')}/`)), `${file} (run by prepare) is copied`);
+    }
     assert.ok(runs.some((run) => /npm prune --omit=dev/.test(run)), 'dev dependencies pruned');
     for (const ignored of ['**/node_modules', '**/dist']) assert.ok(dockerignore.includes(ignored), `.dockerignore has ${ignored}`);
   });
