@@ -23,6 +23,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   5: 'Sweep: TTL sweeper on a backlog of expired rows',
   6: 'Quota: concurrent creators across three nodes',
   7: 'Memory: tasks waiting for input',
+  8: 'The request path beside its ceiling: one node and a bare server',
 };
 
 export function renderReport(report: Report): string {
@@ -61,7 +62,7 @@ export function renderReport(report: Report): string {
   for (const [number, message] of report.failures) lines.push(`| ${number} | (scenario failed) | | | | **no** |`), void message;
   lines.push('');
 
-  for (let number = 1; number <= 7; number += 1) {
+  for (let number = 1; number <= Object.keys(SCENARIO_TITLES).length; number += 1) {
     const scenario = report.scenarios.find((s) => s.number === number);
     lines.push(`## ${number}. ${scenario?.title ?? SCENARIO_TITLES[number]}`, '');
     const failure = report.failures.get(number);

@@ -11,6 +11,7 @@ import { runDelivery } from './scenarios/delivery.js';
 import { runHttpEndToEnd } from './scenarios/http-end-to-end.js';
 import { runMemory } from './scenarios/memory.js';
 import { runQuota } from './scenarios/quota.js';
+import { runRequestPath } from './scenarios/request-path.js';
 import { runSweep } from './scenarios/sweep.js';
 import { runThroughput } from './scenarios/throughput.js';
 import { createBenchDatabase } from './support/database.js';
@@ -38,6 +39,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [5], run: runSweep },
   { numbers: [6], run: runQuota },
   { numbers: [7], run: runMemory },
+  { numbers: [8], run: runRequestPath },
 ];
 
 const started = performance.now();

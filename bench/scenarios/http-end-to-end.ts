@@ -3,7 +3,7 @@
 // node and polls `tasks/get` on the next node until the task is completed, then starts again.
 import pg from 'pg';
 import { percentile } from '../stats.js';
-import { closedLoopFor, sleep } from '../support/concurrency.js';
+import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
 import { startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
 import { rpc } from '../support/mcp-client.js';
 import { atLeast, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
@@ -130,21 +130,4 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
     await Promise.all(nodes.map((node) => stopDemoNode(node)));
     await admin.end();
   }
-}
-
-/** Fires `request(i)` at `ratePerS` for `durationMs` without waiting for earlier replies; returns each latency (ms). */
-async function openLoop(ratePerS: number, durationMs: number, request: (i: number) => Promise<void>): Promise<number[]> {
-  const latencies: number[] = [];
-  const inFlight: Promise<void>[] = [];
-  const started = performance.now();
-  const total = Math.round((ratePerS * durationMs) / 1000);
-  for (let i = 0; i < total; i += 1) {
-    const due = started + (i * 1000) / ratePerS;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    const sent = performance.now();
-    inFlight.push(request(i).then(() => void latencies.push(performance.now() - sent)));
-  }
-  await Promise.all(inFlight);
-  return latencies;
 }

@@ -23,6 +23,23 @@ export async function closedLoopFor(workers: number, durationMs: number, operati
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Fires `request(i)` at `ratePerS` for `durationMs` without waiting for earlier replies; returns each latency (ms). */
+export async function openLoop(ratePerS: number, durationMs: number, request: (i: number) => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  const total = Math.round((ratePerS * durationMs) / 1000);
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / ratePerS;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const sent = performance.now();
+    inFlight.push(request(i).then(() => void latencies.push(performance.now() - sent)));
+  }
+  await Promise.all(inFlight);
+  return latencies;
+}
+
 export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {

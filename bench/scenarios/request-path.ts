@@ -1,0 +1,189 @@
+// Scenario 8, the request path beside its ceiling: one demo node and a bare server
+// (bench/support/bare-tasks-get-server.mjs: node:http + pg, one SELECT by primary key with the
+// owner and expiry filters) answer the same `tasks/get` load from the same client, taking turns
+// within each round, so the ratio holds however the machine's speed drifts. Then one node end to
+// end (tools/call, then tasks/get until completed) with the node's own CPU time per task.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { percentile } from '../stats.js';
+import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
+import { startDemoNode, stopDemoNode } from '../support/demo-nodes.js';
+import { rpc } from '../support/mcp-client.js';
+import { atLeast, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
+
+const CLIENTS = 16;
+const SEEDED_TASKS = 200;
+
+interface Subject {
+  readonly url: string;
+  readonly process: ChildProcess;
+}
+
+export async function runRequestPath(context: BenchContext): Promise<ScenarioResult> {
+  const durationMs = context.quick ? 1_000 : 5_000;
+  const node = await startDemoNode(context.root, context.databaseUrl, 'bench-request-path', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' });
+  let bare: Subject | undefined;
+  const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
+  try {
+    const taskIds = await seedCompletedTasks(node.url, context.quick ? 20 : SEEDED_TASKS);
+    const ownerKey = (await admin.query<{ owner_key: string }>('SELECT owner_key FROM mcp_tasks.tasks WHERE id = $1', [taskIds[0]])).rows[0]!.owner_key;
+    bare = await startBareServer(context.root, context.databaseUrl, ownerKey);
+    const reads = (url: string) => async (worker: number) => void (await rpc(url, 'tasks/get', { taskId: taskIds[worker % taskIds.length]! }));
+    // Warm-up: JIT, connections, the plan cache.
+    for (const url of [node.url, bare.url]) await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, reads(url));
+
+    const series = { nodeRate: [] as number[], bareRate: [] as number[], rateRatio: [] as number[], nodeP50: [] as number[], bareP50: [] as number[] };
+    const halfLoad = { nodeP50: [] as number[], bareP50: [] as number[], ratio: [] as number[] };
+    const endToEnd = { rate: [] as number[], ratio: [] as number[], cpuMs: [] as number[] };
+    for (let run = 0; run < context.runs; run += 1) {
+      const nodeRound = await saturate(node.url, taskIds, durationMs);
+      const bareRound = await saturate(bare.url, taskIds, durationMs);
+      series.nodeRate.push(nodeRound.rate);
+      series.bareRate.push(bareRound.rate);
+      series.rateRatio.push(nodeRound.rate / bareRound.rate);
+      series.nodeP50.push(nodeRound.p50);
+      series.bareP50.push(bareRound.p50);
+
+      // Both at half the node's own saturation rate (open loop), so latency is seen without queueing.
+      const rate = Math.max(10, Math.round(nodeRound.rate / 2));
+      const probe = (url: string) => openLoop(rate, durationMs, async (i) => void (await rpc(url, 'tasks/get', { taskId: taskIds[i % taskIds.length]! })));
+      const nodeProbe = percentile(await probe(node.url), 50);
+      const bareProbe = percentile(await probe(bare.url), 50);
+      halfLoad.nodeP50.push(nodeProbe);
+      halfLoad.bareP50.push(bareProbe);
+      halfLoad.ratio.push(nodeProbe / bareProbe);
+
+      await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [taskIds]);
+      const cpuBefore = await cpuSecondsOf(node.process.pid!);
+      const completed = { count: 0 };
+      const elapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed));
+      const cpuAfter = await cpuSecondsOf(node.process.pid!);
+      const tasksPerS = completed.count / (elapsed / 1000);
+      endToEnd.rate.push(tasksPerS);
+      endToEnd.ratio.push(tasksPerS / bareRound.rate);
+      endToEnd.cpuMs.push(((cpuAfter - cpuBefore) * 1000) / Math.max(1, completed.count));
+      context.log(
+        `  run ${run + 1}: tasks/get node ${nodeRound.rate.toFixed(0)}/s vs bare ${bareRound.rate.toFixed(0)}/s (${series.rateRatio.at(-1)!.toFixed(2)}×); ` +
+          `p50 at ${rate}/s node ${nodeProbe.toFixed(1)} ms vs bare ${bareProbe.toFixed(1)} ms; end to end ${tasksPerS.toFixed(0)} tasks/s, ${endToEnd.cpuMs.at(-1)!.toFixed(2)} ms CPU/task`,
+      );
+      await sleep(100);
+    }
+    const metrics: Metric[] = [
+      { name: 'tasks/get: node ÷ bare server, round by round', unit: '×', values: series.rateRatio, target: atLeast(0.5), digits: 2 },
+      { name: 'tasks/get throughput, node', unit: 'req/s', values: series.nodeRate, digits: 0 },
+      { name: 'tasks/get throughput, bare server (ceiling)', unit: 'req/s', values: series.bareRate, digits: 0 },
+      { name: 'tasks/get p50 at saturation, node', unit: 'ms', values: series.nodeP50, digits: 1 },
+      { name: 'tasks/get p50 at saturation, bare server', unit: 'ms', values: series.bareP50, digits: 1 },
+      { name: 'tasks/get p50 at half the node\'s saturation: node ÷ bare', unit: '×', values: halfLoad.ratio, target: atMost(2), digits: 2 },
+      { name: 'tasks/get p50 at half the node\'s saturation, node', unit: 'ms', values: halfLoad.nodeP50, digits: 1 },
+      { name: 'tasks/get p50 at half the node\'s saturation, bare server', unit: 'ms', values: halfLoad.bareP50, digits: 1 },
+      { name: 'tools/call → completed on one node ÷ bare tasks/get rate', unit: '×', values: endToEnd.ratio, target: atLeast(0.2), digits: 3 },
+      { name: 'tools/call → completed on one node', unit: 'tasks/s', values: endToEnd.rate, digits: 0 },
+      { name: 'node CPU per task, end to end', unit: 'ms', values: endToEnd.cpuMs, target: atMost(2.5), digits: 2 },
+    ];
+    return {
+      number: 8,
+      title: 'The request path beside its ceiling: one node and a bare server',
+      method:
+        `One demo node (its own process, \`DATABASE_URL\`, the quota off) and a bare server (\`bench/support/bare-tasks-get-server.mjs\`: ` +
+        `\`node:http\` and \`pg\`, read the body, \`JSON.parse\`, one prepared SELECT by primary key with the owner and expiry filters, ` +
+        `\`JSON.stringify\`, write) on the same table and PostgreSQL. ${CLIENTS} keep-alive clients of the same load generator ` +
+        `(raw JSON-RPC over \`node:http\`) read ${context.quick ? 20 : SEEDED_TASKS} completed tasks with \`tasks/get\` for ${durationMs / 1000} s, ` +
+        `first against the node, then against the bare server, in every round; ratios are taken within a round. Then both at half the ` +
+        `node's saturation rate (open loop) for p50 without queueing. Then one node end to end: \`tools/call slow_compute {seconds: 0}\`, ` +
+        `\`tasks/get\` until completed, ${CLIENTS} clients; the node's CPU time (utime + stime from /proc) over the tasks it completed.`,
+      metrics,
+      notes: [],
+    };
+  } finally {
+    if (bare) await stop(bare.process);
+    await stopDemoNode(node);
+    await admin.end();
+  }
+}
+
+async function saturate(url: string, taskIds: readonly string[], durationMs: number): Promise<{ rate: number; p50: number }> {
+  const latencies: number[] = [];
+  const elapsed = await closedLoopFor(CLIENTS, durationMs, async (worker) => {
+    const started = performance.now();
+    await rpc(url, 'tasks/get', { taskId: taskIds[(worker + latencies.length) % taskIds.length]! });
+    latencies.push(performance.now() - started);
+  });
+  return { rate: latencies.length / (elapsed / 1000), p50: percentile(latencies, 50) };
+}
+
+async function oneTask(url: string, completed: { count: number }): Promise<void> {
+  const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
+  const taskId = created.result?.['taskId'];
+  if (typeof taskId !== 'string') return;
+  for (;;) {
+    const reply = await rpc(url, 'tasks/get', { taskId });
+    const status = reply.result?.['status'];
+    if (status === 'completed') {
+      completed.count += 1;
+      return;
+    }
+    if (reply.error || status === 'failed' || status === 'cancelled') return;
+  }
+}
+
+async function seedCompletedTasks(url: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
+    const taskId = created.result?.['taskId'];
+    if (typeof taskId !== 'string') throw new Error(`tools/call did not make a task: ${JSON.stringify(created)}`);
+    ids.push(taskId);
+  }
+  for (const taskId of ids) {
+    for (let tries = 0; (await rpc(url, 'tasks/get', { taskId })).result?.['status'] !== 'completed'; tries += 1) {
+      if (tries > 200) throw new Error(`task ${taskId} did not complete`);
+      await sleep(10);
+    }
+  }
+  return ids;
+}
+
+async function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<Subject> {
+  const child = spawn(process.execPath, [path.join(root, 'bench/support/bare-tasks-get-server.mjs')], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, OWNER_KEY: ownerKey, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the bare server did not start within 10 s')), 10_000);
+    let stdout = '';
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on (\S+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bare server exited with ${code}`));
+    });
+  });
+  return { url, process: child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** User plus system CPU seconds a process has used (Linux /proc; fields 14 and 15 of stat, in clock ticks of 1/100 s, Linux's USER_HZ). */
+async function cpuSecondsOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / 100;
+}
