@@ -14,9 +14,11 @@ import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task
 import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
+import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { TaskRecord } from '../task/task-record.js';
 import { ActiveRun } from './active-run.js';
+import { CancelHintCheck } from './cancel-hint-check.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
@@ -261,10 +263,22 @@ export class TaskRuntime {
   }
 
   async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>, parent: Context): Promise<void> {
-    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
-      if (signal.kind !== 'cancelled') return run.wake();
+    const abort = () => {
       if (!run.signal.aborted) void this.#measureCancelDelivery(run);
       run.abort();
+    };
+    const hints = new CancelHintCheck(
+      async () => {
+        const state = (await this.store.controlStates([run.ref])).get(run.ref.taskId);
+        return !state || isTerminal(state.status);
+      },
+      abort,
+      (error) => this.#onError(error, { ...run.ref, tool: run.tool }),
+    );
+    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
+      if (signal.kind !== 'cancelled') return run.wake();
+      if (signal.confirmed) return abort();
+      if (!run.signal.aborted) hints.hint();
     });
     this.#poller.ensureRunning();
     const telemetry = this.#telemetry.runStarted(run.labels, parent);

@@ -157,7 +157,7 @@ export class MemoryTaskStore implements TaskStore {
     if (decideCancel(record).kind === 'unchanged') return snapshot(record);
     record.status = 'cancelled';
     this.#touch(record);
-    this.#signal(ref.taskId, { kind: 'cancelled' });
+    this.#signal(ref.taskId, { kind: 'cancelled', confirmed: true });
     this.#changed(ref.taskId);
     return snapshot(record);
   }
