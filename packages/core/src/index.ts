@@ -53,7 +53,7 @@ export type {
   TaskStore,
   Unsubscribe,
 } from './store/task-store.js';
-export type { TaskEvents, TaskNode } from './store/task-events.js';
+export type { FollowedTask, TaskEvents, TaskNode } from './store/task-events.js';
 export { TaskFanOut } from './store/task-fan-out.js';
 
 export { claimHolds, inputOf, outstandingKeys, stateOf, type RunClaim, type TaskState } from './machine/task-state.js';

@@ -8,6 +8,7 @@ import type {
   RunClaim,
   TaskControlState,
   TaskOutcome,
+  TaskOwner,
   TaskRecord,
   TaskRef,
   TaskStore,
@@ -33,6 +34,7 @@ import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
 import { followTask } from './sql/follow-task.js';
+import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -174,6 +176,11 @@ export class PostgresTaskStore implements TaskStore {
   async markFollowed(ref: TaskRef): Promise<boolean> {
     validateRef(ref);
     return refuseUnstorableValue(() => followTask(this.#sql, ref));
+  }
+
+  async markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    for (const taskId of taskIds) validateRef({ taskId, owner });
+    return refuseUnstorableValue(() => followTasks(this.#sql, owner, [...new Set(taskIds)]));
   }
 
   /** Closes the pool it created (a pool it was given stays open). Close the node beside it first. */

@@ -9,7 +9,7 @@ import { admitInputRequest } from '../input/admit-input-request.js';
 import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskEvents, TaskNode } from '../store/task-events.js';
+import type { FollowedTask, TaskEvents, TaskNode } from '../store/task-events.js';
 import type { TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
 import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
@@ -226,6 +226,14 @@ export class TaskRuntime {
   }
 
   /**
+   * {@link follow} for many of one owner's tasks with one read of them all (a listen's ids):
+   * resolves the visible ones with their records; unknown, expired and foreign ids are absent.
+   */
+  followMany(owner: TaskOwner, taskIds: readonly string[], onChange: (taskId: string) => void): Promise<FollowedTask[]> {
+    return this.#events.followMany(owner, taskIds, onChange);
+  }
+
+  /**
    * Stops taking tasks, waits up to `deadlineMs` for the runs on this node to finish, then fails
    * the rest with a clear error and aborts them.
    */
@@ -431,6 +439,7 @@ function noEvents(store: TaskStore): TaskEvents {
   return {
     watch: () => () => {},
     follow: async (ref) => ((await store.markFollowed(ref)) ? () => {} : undefined),
+    followMany: async (owner, taskIds) => (await store.markFollowedMany(owner, taskIds)).map((record) => ({ record, unfollow: () => {} })),
   };
 }
 

@@ -125,6 +125,12 @@ export interface TaskStore {
    */
   markFollowed(ref: TaskRef): Promise<boolean>;
 
+  /**
+   * {@link markFollowed} for many of one owner's tasks in one round trip (a listen's ids): returns
+   * the records of the visible ones; unknown, foreign and expired ids are absent.
+   */
+  markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]>;
+
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

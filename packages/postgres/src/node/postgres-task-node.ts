@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { TaskNode, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
+import type { FollowedTask, TaskNode, TaskOwner, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
 import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
 import type { ControlMessage } from '../listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
@@ -113,6 +113,12 @@ export class PostgresTaskNode implements TaskNode {
     // Changes made before the connection listens are covered by its rescan, which pings followers.
     if (!this.#stopped) this.listener?.start();
     return unfollow;
+  }
+
+  followMany(owner: TaskOwner, taskIds: readonly string[], listener: (taskId: string) => void): Promise<FollowedTask[]> {
+    const followed = this.#fanOut.followMany(taskIds, listener, () => this.#store.markFollowedMany(owner, taskIds));
+    if (!this.#stopped) this.listener?.start();
+    return followed;
   }
 
   /** How many tasks this node follows now (0 when no follower is left); for tests and metrics. */
