@@ -114,9 +114,10 @@ export class PostgresTaskStore implements TaskStore {
     this.#ownsPool = !options.pool;
     this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
     if (this.#ownsPool) this.#pool.on('error', (error) => logger.error('idle pool connection failed', error));
-    // A connection held between statements (a maintenance leader's pinned lock connection) that
-    // the server terminates emits 'error' with no listener, which would crash the process; its
-    // next statement fails instead, and the pool discards it on release.
+    // A connection held between statements (a maintenance batch's transaction) that the server
+    // terminates (idle_in_transaction_session_timeout, an operator) emits 'error' with no
+    // listener, which would crash the process; its next statement fails instead, and the pool
+    // discards it on release.
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema));
