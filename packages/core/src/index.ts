@@ -78,6 +78,7 @@ export { TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskRunReque
 export { toolErrorResult } from './runtime/tool-error-result.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';
 export { classifyOwnRpcError, type RpcErrorClassifier } from './runtime/rpc-error-of.js';
+export { internalErrorWithRef, newErrorRef } from './runtime/runtime-fault.js';
 export type {
   ElicitParams,
   ElicitResult,
