@@ -36,8 +36,9 @@ const MIN_CONNECT_TIMEOUT_MS = 2_000;
 /**
  * This node's lease row in `<schema>.nodes`: registered at start, renewed every `leaseMs / 3`,
  * released on stop, on a connection of its own ({@link LeaseConnection}) so that request traffic
- * on the store's pool never delays a renewal. While it is held, the node's live tasks are its own; once it expires (a
- * crash, a partition, a long pause) any node's {@link LeaseReaper} fails them.
+ * on the store's pool never delays a renewal. While it is held, the node's live tasks are its
+ * own; once it expires (a crash, a partition, a long pause) any node's {@link LeaseReaper} fails
+ * them.
  *
  * Registering settles an earlier incarnation under the same id: its live tasks are failed
  * ("node X restarted"), since no run of them exists in this process. A renewal is compare-and-set
@@ -60,7 +61,7 @@ export class NodeLease {
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> | undefined;
-  /** Until when (performance.now()) the lease surely holds: its last renewal was sent before then minus leaseMs. */
+  /** The `performance.now()` until which the lease surely holds: when its last good renewal was sent, plus `leaseMs`. */
   #validUntil = 0;
   #abandoned = false;
 

@@ -35,7 +35,8 @@ export class TaskFollower {
   readonly #events: TaskFollowerEvents;
   #unfollow: Unsubscribe | undefined;
   #started = false;
-  #dirty = true;
+  /** A change was announced since the last read (or since the seed was read). */
+  #dirty = false;
   /** The record read when following began, reported by the first drain instead of a read. */
   #seed: TaskRecord | undefined;
   #running: Promise<void> | undefined;
@@ -61,12 +62,8 @@ export class TaskFollower {
     eventsOf: (taskId: string) => TaskFollowerEvents,
   ): Promise<{ follower: TaskFollower; record: TaskRecord }[]> {
     const followers = new Map<string, TaskFollower>();
-    for (const taskId of taskIds) {
-      const follower = new TaskFollower(runtime, { taskId, owner }, eventsOf(taskId));
-      // Seeded by the read below; a ping while it is under way still asks for one more.
-      follower.#dirty = false;
-      followers.set(taskId, follower);
-    }
+    // Each is seeded by the read below; a ping while it is under way still asks for one more.
+    for (const taskId of taskIds) followers.set(taskId, new TaskFollower(runtime, { taskId, owner }, eventsOf(taskId)));
     const followed = await runtime.followMany(owner, taskIds, (taskId) => followers.get(taskId)?.ping());
     return followed.map(({ record, unfollow }) => {
       const follower = followers.get(record.taskId) as TaskFollower;
@@ -85,7 +82,7 @@ export class TaskFollower {
     return this.#ended;
   }
 
-  /** Starts reporting: the first read reports the current state. */
+  /** Starts reporting: first the record read when following began, then a re-read per change. */
   start(): void {
     this.#started = true;
     this.#kick();
