@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { authFromEnv, startDemoServer, type DemoServer } from '@mcp-tasks/demo';
 import { authRpc, postWith } from './auth-client.js';
+import { listen } from './notifications-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const RESOURCE = 'https://mcp.example.test/mcp';
@@ -148,6 +149,24 @@ describe('scopes', () => {
     }
     assert.equal((await authRpc(nodeB.url, 'alice', 'tasks/get', { taskId })).result?.['status'], 'working', 'the refused cancel changed nothing');
     await authRpc(nodeB.url, 'alice', 'tasks/cancel', { taskId });
+  });
+
+  it('the owner with a token without the task\'s scopes is refused a listen on it with 403 insufficient_scope, on every node', async () => {
+    const taskId = await longExport(nodeA.url, 'alice');
+    try {
+      for (const url of urls()) {
+        const refused = await listen(url, [taskId, UNKNOWN_ID], { token: 'alice-noscope' });
+        expectScopeChallenge({ status: refused.status, challenge: refused.headers.get('www-authenticate') }, `${url} subscriptions/listen`);
+      }
+      // Another owner without the scope learns nothing: the task is just not followed.
+      const foreign = await listen(nodeB.url, [taskId], { token: 'bob-noscope' });
+      assert.equal(foreign.status, 200);
+      await foreign.ended;
+      const ack = foreign.messages().find((m) => m['method'] === 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack?.['params']['notifications'], { taskIds: [] });
+    } finally {
+      await authRpc(nodeB.url, 'alice', 'tasks/cancel', { taskId });
+    }
   });
 
   it('only the owner learns that a task needs scopes: another caller without them gets not-found', async () => {

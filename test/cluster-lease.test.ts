@@ -202,3 +202,49 @@ async function waitUntil(check: () => Promise<boolean> | boolean, timeoutMs = 5_
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+test('a reaper leader whose round hangs on a lock loses the role within its batch timeout, and another node leads', { timeout: 30_000 }, async () => {
+  const o = owner();
+  await admin.query(`INSERT INTO mcp_tasks.nodes (node_id, started_at, renewed_at, lease_expires_at, lease_ms) VALUES ('ghost-stall', now(), now(), now() - interval '1 second', 1000)`);
+  const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'ghost-stall' };
+  await survivor.create(task, { maxLive: Infinity });
+  const reaper = { intervalMs: 3_600_000, batchSize: 10, batchPauseMs: 1, batchTimeoutMs: 500 };
+  const leader = await openNode('n-stalling', { reaper });
+  const peer = await openNode('n-standby', { reaper });
+  const blocker = await admin.connect();
+  try {
+    await blocker.query('BEGIN');
+    // What a migration or an operator's stray transaction can do: every reaper statement waits.
+    await blocker.query('LOCK TABLE mcp_tasks.nodes IN ACCESS EXCLUSIVE MODE');
+    try {
+      // The leader takes the role and its batch waits on the table lock.
+      const stalled = leader.node.reaper!.runOnce().then(
+        () => 'finished',
+        (error: Error) => error.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const deadline = performance.now() + 2_000;
+      let led = false;
+      while (!led && performance.now() < deadline) {
+        // Led: its round ran, or its own batch reached the same table lock and timed out.
+        led = await peer.node.reaper!.runOnce().then(
+          (result) => result.ran,
+          (error: Error) => /due to (lock|statement) timeout/.test(error.message),
+        );
+        if (!led) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(led, 'another node led while the stalled leader held the role');
+      assert.match(await stalled, /due to (lock|statement) timeout/);
+    } finally {
+      await blocker.query('ROLLBACK');
+    }
+    const result = await peer.node.reaper!.runOnce();
+    assert.equal(result.ran, true);
+    assert.equal(result.failed, 1);
+    assert.equal((await survivor.get(task))?.status, 'failed');
+  } finally {
+    blocker.release();
+    await leader.close();
+    await peer.close();
+  }
+});

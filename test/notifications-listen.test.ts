@@ -118,7 +118,7 @@ describe('notifications/tasks on subscriptions/listen', () => {
     assert.deepEqual(times, [...times].sort((a, b) => a - b), 'states arrive in order');
   });
 
-  it('acknowledges only the caller own tasks with their scopes; foreign, unknown and missing-scope ids look alike and get no events', async () => {
+  it('acknowledges only the caller own tasks, foreign and unknown ids look alike and get no events, and an own task without the token\'s scope refuses the listen', async () => {
     const alices = await call(url('A'), 'alice', 'confirm_delete', { filename: 'a.txt' });
     const alicesExport = await call(url('A'), 'alice', 'export', { project: 'p', files: 1000, delayMs: 60_000 });
     const bobs = await call(url('A'), 'bob', 'confirm_delete', { filename: 'b.txt' });
@@ -126,9 +126,13 @@ describe('notifications/tasks on subscriptions/listen', () => {
       const asBob = await listen(url('B'), [alices, alicesExport, UNKNOWN_ID, 'not a task id', bobs], { token: 'bob' });
       await asBob.until((m) => m.some((x) => x['method'] === 'notifications/tasks'), 5_000, "bob's task state");
       assert.deepEqual(ack(asBob)!['params']['notifications'], { taskIds: [bobs] });
-      // Another client of the same user is another owner; a token without the export scope does not get the export task.
+      // Another client of the same user is another owner; a token without the export scope is
+      // refused a listen on the export task (as tasks/get is) and follows the task that needs none.
       const asAppB = await listen(url('C'), [alices], { token: 'alice-app-b' });
-      const noScope = await listen(url('C'), [alicesExport, alices], { token: 'alice-noscope' });
+      const refused = await listen(url('C'), [alicesExport, alices], { token: 'alice-noscope' });
+      assert.equal(refused.status, 403);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /error="insufficient_scope".*scope="export"/);
+      const noScope = await listen(url('C'), [alices], { token: 'alice-noscope' });
       await noScope.until((m) => m.some((x) => x['method'] === 'notifications/tasks'), 5_000, "alice's confirm_delete state");
       assert.deepEqual(ack(noScope)!['params']['notifications'], { taskIds: [alices] });
       await asAppB.ended;

@@ -10,6 +10,7 @@ import type {
   TaskEvents,
   TaskOutcome,
   TaskRecord,
+  TaskOwner,
   TaskRef,
   TaskStore,
 } from '@mcp-tasks/core';
@@ -82,6 +83,9 @@ export class FlakyTaskStore implements TaskStore {
   }
   markFollowed(ref: TaskRef): Promise<boolean> {
     return this.inner.markFollowed(ref);
+  }
+  markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    return this.inner.markFollowedMany(owner, taskIds);
   }
   close(): Promise<void> {
     return this.inner.close();

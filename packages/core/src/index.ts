@@ -53,7 +53,7 @@ export type {
   TaskStore,
   Unsubscribe,
 } from './store/task-store.js';
-export type { RunRegistry, TaskEvents, TaskNode } from './store/task-events.js';
+export type { FollowedTask, RunRegistry, TaskEvents, TaskNode } from './store/task-events.js';
 export { TaskFanOut } from './store/task-fan-out.js';
 
 export { claimHolds, inputOf, outstandingKeys, stateOf, type RunClaim, type TaskState } from './machine/task-state.js';
@@ -78,6 +78,7 @@ export { TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskRunReque
 export { toolErrorResult } from './runtime/tool-error-result.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';
 export { classifyOwnRpcError, type RpcErrorClassifier } from './runtime/rpc-error-of.js';
+export { internalErrorWithRef, newErrorRef } from './runtime/runtime-fault.js';
 export type {
   ElicitParams,
   ElicitResult,

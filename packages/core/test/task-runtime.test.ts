@@ -250,6 +250,7 @@ describe('progress and cancellation', () => {
       finish: (ref, outcome, claim) => store.finish(ref, outcome, claim),
       controlStates: (refs) => store.controlStates(refs),
       markFollowed: (ref) => store.markFollowed(ref),
+      markFollowedMany: (owner, taskIds) => store.markFollowedMany(owner, taskIds),
       close: () => store.close(),
     };
     const rt = runtime({ store: deaf, pollIntervalMs: 30 });

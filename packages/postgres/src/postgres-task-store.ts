@@ -8,6 +8,7 @@ import type {
   RunClaim,
   TaskControlState,
   TaskOutcome,
+  TaskOwner,
   TaskRecord,
   TaskRef,
   TaskStore,
@@ -33,6 +34,7 @@ import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
 import { followTask } from './sql/follow-task.js';
+import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -126,9 +128,10 @@ export class PostgresTaskStore implements TaskStore {
         connectionTimeoutMillis: options.connectionTimeoutMillis ?? DEFAULT_CONNECTION_TIMEOUT_MS,
       });
     if (this.#ownsPool) this.#pool.on('error', (error) => logger.error('idle pool connection failed', error));
-    // A connection held between statements (a maintenance leader's pinned lock connection) that
-    // the server terminates emits 'error' with no listener, which would crash the process; its
-    // next statement fails instead, and the pool discards it on release.
+    // A connection held between statements (a maintenance batch's transaction) that the server
+    // terminates (idle_in_transaction_session_timeout, an operator) emits 'error' with no
+    // listener, which would crash the process; its next statement fails instead, and the pool
+    // discards it on release.
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema));
@@ -208,6 +211,11 @@ export class PostgresTaskStore implements TaskStore {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  async markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    for (const taskId of taskIds) validateRef({ taskId, owner });
+    return refuseUnstorableValue(() => followTasks(this.#sql, owner, [...new Set(taskIds)]));
   }
 
   /** Closes the pool it created (a pool it was given stays open). Stop the node beside it first. */

@@ -9,14 +9,16 @@ import { admitInputRequest } from '../input/admit-input-request.js';
 import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskEvents, TaskNode } from '../store/task-events.js';
+import type { FollowedTask, TaskEvents, TaskNode } from '../store/task-events.js';
 import type { InputAsk, TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
 import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
+import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { TaskRecord } from '../task/task-record.js';
 import { ActiveRun } from './active-run.js';
+import { CancelHintCheck } from './cancel-hint-check.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
@@ -229,6 +231,14 @@ export class TaskRuntime {
   }
 
   /**
+   * {@link follow} for many of one owner's tasks with one read of them all (a listen's ids):
+   * resolves the visible ones with their records; unknown, expired and foreign ids are absent.
+   */
+  followMany(owner: TaskOwner, taskIds: readonly string[], onChange: (taskId: string) => void): Promise<FollowedTask[]> {
+    return this.#events.followMany(owner, taskIds, onChange);
+  }
+
+  /**
    * Stops taking tasks, waits up to `deadlineMs` for the runs on this node to finish, then fails
    * the rest with a clear error and aborts them.
    */
@@ -269,10 +279,22 @@ export class TaskRuntime {
   }
 
   async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>, parent: Context): Promise<void> {
-    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
-      if (signal.kind !== 'cancelled') return run.wake();
+    const abort = () => {
       if (!run.signal.aborted) void this.#measureCancelDelivery(run);
       run.abort();
+    };
+    const hints = new CancelHintCheck(
+      async () => {
+        const state = (await this.store.controlStates([run.ref])).get(run.ref.taskId);
+        return !state || isTerminal(state.status);
+      },
+      abort,
+      (error) => this.#onError(error, { ...run.ref, tool: run.tool }),
+    );
+    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
+      if (signal.kind !== 'cancelled') return run.wake();
+      if (signal.confirmed) return abort();
+      if (!run.signal.aborted) hints.hint();
     });
     this.#poller.ensureRunning();
     const telemetry = this.#telemetry.runStarted(run.labels, parent);
@@ -454,6 +476,7 @@ function noEvents(store: TaskStore): TaskEvents {
   return {
     watch: () => () => {},
     follow: async (ref) => ((await store.markFollowed(ref)) ? () => {} : undefined),
+    followMany: async (owner, taskIds) => (await store.markFollowedMany(owner, taskIds)).map((record) => ({ record, unfollow: () => {} })),
   };
 }
 

@@ -1,7 +1,7 @@
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
-import { ownerKey } from '../task/task-owner.js';
+import { ownerKey, type TaskOwner } from '../task/task-owner.js';
 import type { NewTask, TaskInput, TaskRecord } from '../task/task-record.js';
 import { isTerminal } from '../task/task-status.js';
 import { decideAnswer } from '../machine/decide-answer.js';
@@ -60,6 +60,7 @@ export class MemoryTaskStore implements TaskStore {
     this.events = {
       watch: (taskId, listener) => this.#fanOut.watch(taskId, listener),
       follow: async (ref, listener) => ((await this.markFollowed(ref)) ? this.#fanOut.follow(ref.taskId, listener) : undefined),
+      followMany: (owner, taskIds, listener) => this.#fanOut.followMany(taskIds, listener, () => this.markFollowedMany(owner, taskIds)),
     };
   }
 
@@ -158,7 +159,7 @@ export class MemoryTaskStore implements TaskStore {
     if (decideCancel(record).kind === 'unchanged') return snapshot(record);
     record.status = 'cancelled';
     this.#touch(record);
-    this.#signal(ref.taskId, { kind: 'cancelled' });
+    this.#signal(ref.taskId, { kind: 'cancelled', confirmed: true });
     this.#changed(ref.taskId);
     return snapshot(record);
   }
@@ -194,6 +195,16 @@ export class MemoryTaskStore implements TaskStore {
   async markFollowed(ref: TaskRef): Promise<boolean> {
     validateRef(ref);
     return this.#find(ref) !== undefined;
+  }
+
+  async markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]> {
+    const records: TaskRecord[] = [];
+    for (const taskId of new Set(taskIds)) {
+      validateRef({ taskId, owner });
+      const record = this.#find({ taskId, owner });
+      if (record) records.push(snapshot(record));
+    }
+    return records;
   }
 
   /** Deletes expired tasks now; returns how many. */

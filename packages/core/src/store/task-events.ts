@@ -1,3 +1,5 @@
+import type { TaskOwner } from '../task/task-owner.js';
+import type { TaskRecord } from '../task/task-record.js';
 import type { TaskRef, TaskSignal, Unsubscribe } from './task-store.js';
 
 /** The runs a node's runtime holds right now, as the node's rescuer asks about them. */
@@ -23,6 +25,19 @@ export interface TaskEvents {
    * not found.
    */
   follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined>;
+
+  /**
+   * {@link follow} for many of one owner's tasks at once, with one read of them all: `listener`
+   * is called with the id of the task that changed. Resolves the visible tasks, each with the
+   * record read once following was in place; the others are not followed.
+   */
+  followMany(owner: TaskOwner, taskIds: readonly string[], listener: (taskId: string) => void): Promise<FollowedTask[]>;
+}
+
+/** A task {@link TaskEvents.followMany} follows: its record when following began, and how to stop. */
+export interface FollowedTask {
+  readonly record: TaskRecord;
+  readonly unfollow: Unsubscribe;
 }
 
 /**

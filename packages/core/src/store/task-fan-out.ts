@@ -1,3 +1,5 @@
+import type { TaskRecord } from '../task/task-record.js';
+import type { FollowedTask } from './task-events.js';
 import type { TaskSignal, Unsubscribe } from './task-store.js';
 
 /**
@@ -20,6 +22,31 @@ export class TaskFanOut {
 
   follow(taskId: string, listener: () => void): Unsubscribe {
     return subscribe(this.#followers, taskId, listener);
+  }
+
+  /**
+   * Follows many tasks with one read: the listeners are in place before `read` runs, so no change
+   * after it is missed; the tasks `read` does not return (not visible) are unfollowed.
+   */
+  async followMany(taskIds: readonly string[], listener: (taskId: string) => void, read: () => Promise<readonly TaskRecord[]>): Promise<FollowedTask[]> {
+    const unfollows = new Map<string, Unsubscribe>();
+    for (const taskId of new Set(taskIds)) unfollows.set(taskId, this.follow(taskId, () => listener(taskId)));
+    let records: readonly TaskRecord[];
+    try {
+      records = await read();
+    } catch (error) {
+      for (const unfollow of unfollows.values()) unfollow();
+      throw error;
+    }
+    const followed: FollowedTask[] = [];
+    for (const record of records) {
+      const unfollow = unfollows.get(record.taskId);
+      if (!unfollow) continue;
+      unfollows.delete(record.taskId);
+      followed.push({ record, unfollow });
+    }
+    for (const unfollow of unfollows.values()) unfollow();
+    return followed;
   }
 
   /** Tells the watchers of `taskId`. */

@@ -35,8 +35,13 @@ export interface InputAnswerResult {
   readonly task: TaskRecord;
 }
 
-/** A control event for a task, delivered to the node that runs it. */
-export type TaskSignal = { readonly kind: 'cancelled' } | { readonly kind: 'input' };
+/**
+ * A control event for a task, delivered to the node that runs it. A cancel is a hint the runtime
+ * confirms against the row before it aborts the run (a notification can be forged by any
+ * database connection), unless `confirmed`: its sender read or wrote the row and knows the task
+ * ended (a rescan, a node that lost its lease and failed its own tasks, an in-process store).
+ */
+export type TaskSignal = { readonly kind: 'cancelled'; readonly confirmed?: boolean } | { readonly kind: 'input' };
 
 /** The state a runtime needs to notice cancels and answers it was not told about. */
 export interface TaskControlState {
@@ -119,6 +124,12 @@ export interface TaskStore {
    * when the task is not found. Subscribing is {@link TaskEvents.follow}'s business.
    */
   markFollowed(ref: TaskRef): Promise<boolean>;
+
+  /**
+   * {@link markFollowed} for many of one owner's tasks in one round trip (a listen's ids): returns
+   * the records of the visible ones; unknown, foreign and expired ids are absent.
+   */
+  markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]>;
 
   /** Releases connections and timers. */
   close(): Promise<void>;

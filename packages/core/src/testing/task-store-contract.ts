@@ -378,6 +378,28 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         }
       });
 
+      test('following many tasks at once follows the owner\'s visible ones with their records, and only those hear changes', async () => {
+        const mine = await created();
+        const followedBefore = await created({ owner: mine.owner });
+        const foreign = await created();
+        assert.ok(await events.follow(followedBefore, () => {}));
+        const pinged = new Set<string>();
+        const followed = await events.followMany(mine.owner, [mine.taskId, followedBefore.taskId, foreign.taskId, newTaskId(), mine.taskId], (taskId) => pinged.add(taskId));
+        try {
+          assert.deepEqual(followed.map((f) => f.record.taskId).sort(), [mine.taskId, followedBefore.taskId].sort());
+          for (const { record } of followed) assert.equal(record.status, 'working');
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await store.cancel(mine);
+          await store.cancel(followedBefore);
+          await store.cancel(foreign);
+          await waitFor(() => pinged.has(mine.taskId) && pinged.has(followedBefore.taskId));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          assert.equal(pinged.has(foreign.taskId), false, 'a foreign task is not followed');
+        } finally {
+          for (const { unfollow } of followed) unfollow();
+        }
+      });
+
       test('an unknown or foreign task cannot be followed', async () => {
         const ref = await created();
         assert.equal(await events.follow({ taskId: newTaskId(), owner: ref.owner }, () => {}), undefined);

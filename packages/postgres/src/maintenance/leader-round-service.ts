@@ -14,6 +14,12 @@ export interface BatchedServiceConfig {
    * slow the database is, yet a large backlog is not stretched by a fixed sleep per batch.
    */
   readonly batchPauseMs: number;
+  /**
+   * Longest a batch may hold the leader's lock (ms): its transaction's lock, statement and
+   * idle-in-transaction timeouts. A leader that stalls (a statement blocked on a row lock, a
+   * paused process) loses the role within this, and another node leads the next round.
+   */
+  readonly batchTimeoutMs: number;
 }
 
 /** Checks a batched service's configuration once, at construction. */
@@ -21,13 +27,17 @@ export function assertBatchedServiceConfig(config: BatchedServiceConfig): void {
   if (!(Number.isSafeInteger(config.intervalMs) && config.intervalMs > 0)) throw new RangeError('intervalMs must be a positive integer');
   if (!(Number.isSafeInteger(config.batchSize) && config.batchSize > 0)) throw new RangeError('batchSize must be a positive integer');
   if (!(Number.isSafeInteger(config.batchPauseMs) && config.batchPauseMs >= 0)) throw new RangeError('batchPauseMs must be a non-negative integer');
+  if (!(Number.isSafeInteger(config.batchTimeoutMs) && config.batchTimeoutMs > 0)) throw new RangeError('batchTimeoutMs must be a positive integer');
 }
 
 /**
  * The shape of a maintenance service (River's): `start`/`stop`, a jittered timer that calls
- * `runOnce`, rounds that never overlap on one instance, and one leader per round across the
- * cluster — a session advisory lock on a pinned connection, held across the round's batches
- * (each its own short statement); nodes that do not get it skip the round instead of queueing.
+ * `runOnce`, rounds that never overlap on one instance, and one leader at a time across the
+ * cluster: each batch is a transaction that takes a transaction-scoped advisory lock, with lock,
+ * statement and idle-in-transaction timeouts of `batchTimeoutMs`, so the role is never held
+ * longer than one bounded batch (a leader that stalls loses it; a session lock on a pinned
+ * connection would keep it as long as the connection lives). A node that does not get the lock
+ * skips the round instead of queueing; a round whose later batch finds it taken stops there.
  */
 export abstract class LeaderRoundService<Result> {
   readonly #context: SqlContext;
@@ -77,8 +87,8 @@ export abstract class LeaderRoundService<Result> {
     return this.#stopRequested;
   }
 
-  /** The round's work, on the pinned connection, while this node leads. */
-  protected abstract round(context: SqlContext): Promise<Result>;
+  /** The round's work: batches run through {@link batch}; the first one not led means skipped. */
+  protected abstract round(): Promise<Result>;
 
   /** The result of a round another node led. */
   protected abstract skipped(): Result;
@@ -86,11 +96,21 @@ export abstract class LeaderRoundService<Result> {
   /** Called with every round's result, led or skipped. */
   protected abstract finished(result: Result): void;
 
-  /** Runs one batch of a round and says how long it took. */
-  protected async timed<T>(work: () => Promise<T>): Promise<{ result: T; tookMs: number }> {
+  /**
+   * Runs one batch as the leader, in a transaction of its own that holds the role's lock until
+   * it commits, and says how long it took; `undefined` when another node holds the role.
+   */
+  protected async batch<T>(work: (context: SqlContext) => Promise<T>): Promise<{ result: T; tookMs: number } | undefined> {
     const started = performance.now();
-    const result = await work();
-    return { result, tookMs: performance.now() - started };
+    const timeout = `${this.#timing.batchTimeoutMs}ms`;
+    const outcome = await this.#context.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('lock_timeout', ${timeout}, true), set_config('statement_timeout', ${timeout}, true),
+                       set_config('idle_in_transaction_session_timeout', ${timeout}, true)`.execute(trx);
+      const locked = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${this.#lockKey}, 0)) AS locked`.execute(trx);
+      if (!locked.rows[0]?.locked) return undefined;
+      return { result: await work(withExecutor(this.#context, trx)) };
+    });
+    return outcome && { result: outcome.result, tookMs: performance.now() - started };
   }
 
   /** The pause before the next batch: half as long as the last one took, at most `batchPauseMs`. */
@@ -99,15 +119,7 @@ export abstract class LeaderRoundService<Result> {
   }
 
   async #lead(): Promise<Result> {
-    const result = await this.#context.db.connection().execute(async (connection) => {
-      const locked = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(hashtextextended(${this.#lockKey}, 0)) AS locked`.execute(connection);
-      if (!locked.rows[0]?.locked) return this.skipped();
-      try {
-        return await this.round(withExecutor(this.#context, connection));
-      } finally {
-        await sql`SELECT pg_advisory_unlock(hashtextextended(${this.#lockKey}, 0))`.execute(connection);
-      }
-    });
+    const result = await this.round();
     this.finished(result);
     return result;
   }

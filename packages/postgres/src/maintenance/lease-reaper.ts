@@ -14,6 +14,8 @@ export interface LeaseReaperConfig {
   readonly batchSize?: number;
   /** Longest pause between two batches (ms); each pause is half as long as the batch before it. Default 50. */
   readonly batchPauseMs?: number;
+  /** Longest one batch may hold the reaper's role (ms); a leader that stalls loses it then. Default 5 000. */
+  readonly batchTimeoutMs?: number;
 }
 
 /** What one round did. */
@@ -27,7 +29,7 @@ export interface ReapResult {
   readonly nodesDeleted: number;
 }
 
-const DEFAULTS = { intervalMs: 10_000, batchSize: 1_000, batchPauseMs: 50 } as const;
+const DEFAULTS = { intervalMs: 10_000, batchSize: 1_000, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
 
 /**
  * Fails the live tasks of nodes whose lease expired (Solid Queue's pruned-process semantics: a
@@ -46,12 +48,14 @@ export class LeaseReaper extends LeaderRoundService<ReapResult> {
     this.config = resolved;
   }
 
-  protected async round(context: SqlContext): Promise<ReapResult> {
+  protected async round(): Promise<ReapResult> {
     let failed = 0;
     let batches = 0;
     let afterId: string | null = null;
     for (;;) {
-      const { result: page, tookMs } = await this.timed(() => failTasksOfExpiredNodes(context, this.config.batchSize, afterId));
+      const led = await this.batch((context) => failTasksOfExpiredNodes(context, this.config.batchSize, afterId));
+      if (!led) return batches === 0 ? this.skipped() : { ran: true, failed, batches, nodesDeleted: 0 };
+      const { result: page, tookMs } = led;
       failed += page.failed;
       batches += 1;
       this.testSignals.batchFailed.signal(page.failed);
@@ -59,7 +63,7 @@ export class LeaseReaper extends LeaderRoundService<ReapResult> {
       afterId = page.lastId;
       await this.pauseAfter(tookMs);
     }
-    const nodesDeleted = this.stopRequested ? 0 : await deleteSettledNodes(context, this.config.batchSize);
+    const nodesDeleted = this.stopRequested ? 0 : ((await this.batch((context) => deleteSettledNodes(context, this.config.batchSize)))?.result ?? 0);
     return { ran: true, failed, batches, nodesDeleted };
   }
 

@@ -3,7 +3,9 @@ import type { LeaseFailureReason } from '../sql/lease-error.js';
 import { registerNode } from '../sql/register-node.js';
 import { releaseNodeLease } from '../sql/release-node-lease.js';
 import { renewNodeLease } from '../sql/renew-node-lease.js';
+import type pg from 'pg';
 import type { SqlContext } from '../sql/sql-context.js';
+import { LeaseConnection } from './lease-connection.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
 import { TestSignal } from './test-signal.js';
 import { withDefaults } from './with-defaults.js';
@@ -16,23 +18,34 @@ export interface NodeLeaseConfig {
   readonly renewIntervalMs?: number;
   /** Tasks failed per statement when the node settles its own tasks. Default 1 000. */
   readonly batchSize?: number;
+  /**
+   * Longest a statement on the lease connection may take (ms), so a renewal that hangs fails in
+   * time for the next one. Default 80 % of `renewIntervalMs`; must be below it.
+   */
+  readonly statementTimeoutMs?: number;
 }
 
 /** Where a lease stands. */
 export type NodeLeaseState = 'idle' | 'held' | 'released';
 
-const DEFAULTS = { leaseMs: 30_000, renewIntervalMs: 0, batchSize: 1_000 } as const;
+const DEFAULTS = { leaseMs: 30_000, renewIntervalMs: 0, batchSize: 1_000, statementTimeoutMs: 0 } as const;
+
+/** Connecting may take longer than a statement (a TLS handshake), but never as long as a lease. */
+const MIN_CONNECT_TIMEOUT_MS = 2_000;
 
 /**
  * This node's lease row in `<schema>.nodes`: registered at start, renewed every `leaseMs / 3`,
- * released on stop. While it is held, the node's live tasks are its own; once it expires (a
- * crash, a partition, a long pause) any node's {@link LeaseReaper} fails them.
+ * released on stop, on a connection of its own ({@link LeaseConnection}) so that request traffic
+ * on the store's pool never delays a renewal. While it is held, the node's live tasks are its
+ * own; once it expires (a crash, a partition, a long pause) any node's {@link LeaseReaper} fails
+ * them.
  *
  * Registering settles an earlier incarnation under the same id: its live tasks are failed
  * ("node X restarted"), since no run of them exists in this process. A renewal is compare-and-set
  * on "not expired and still mine"; when it fails the lease is lost, and the node does what the
  * reaper does, for its own tasks: fails every live task it holds ("node X lease expired"), which
- * also announces a cancel that aborts the runs here, then registers afresh (`onLost` is told).
+ * then tells the node (`onLost`) to stop every run here at once, and registers afresh. A node that
+ * cannot reach the database for a whole lease tells the node the same way.
  * Writes of those runs then lose their compare-and-set instead of reviving a failed task.
  */
 export class NodeLease {
@@ -40,6 +53,7 @@ export class NodeLease {
   readonly config: Required<NodeLeaseConfig>;
   /** Test signals: each renewal (the new expiry), each lost lease, each registration. */
   readonly testSignals = { renewed: new TestSignal<Date>(), lost: new TestSignal<number>(), registered: new TestSignal<number>() };
+  readonly #connection: LeaseConnection;
   readonly #context: SqlContext;
   readonly #logger: MaintenanceLogger;
   readonly #onLost: () => void;
@@ -47,17 +61,24 @@ export class NodeLease {
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> | undefined;
+  /** The `performance.now()` until which the lease surely holds: when its last good renewal was sent, plus `leaseMs`. */
+  #validUntil = 0;
+  #abandoned = false;
 
-  constructor(context: SqlContext, nodeId: string, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, onLost: () => void = () => {}) {
+  /** `pool` is the store's: the lease connects to the same server with the same settings, beside it. */
+  constructor(pool: pg.Pool, context: SqlContext, nodeId: string, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, onLost: () => void = () => {}) {
     if (typeof nodeId !== 'string' || nodeId.length === 0 || nodeId.length > 256) throw new RangeError('nodeId must be a non-empty string of at most 256 characters');
     const merged = withDefaults<NodeLeaseConfig>(DEFAULTS, config);
     const renewIntervalMs = merged.renewIntervalMs > 0 ? merged.renewIntervalMs : Math.max(1, Math.floor(merged.leaseMs / 3));
-    this.config = { ...merged, renewIntervalMs };
+    const statementTimeoutMs = merged.statementTimeoutMs > 0 ? merged.statementTimeoutMs : Math.max(1, Math.floor(renewIntervalMs * 0.8));
+    this.config = { ...merged, renewIntervalMs, statementTimeoutMs };
     if (!(Number.isSafeInteger(this.config.leaseMs) && this.config.leaseMs >= 100)) throw new RangeError('leaseMs must be an integer >= 100');
     if (!(Number.isSafeInteger(renewIntervalMs) && renewIntervalMs < this.config.leaseMs)) throw new RangeError('renewIntervalMs must be an integer below leaseMs');
     if (!(Number.isSafeInteger(this.config.batchSize) && this.config.batchSize > 0)) throw new RangeError('batchSize must be a positive integer');
+    if (!(Number.isSafeInteger(statementTimeoutMs) && statementTimeoutMs < renewIntervalMs)) throw new RangeError('statementTimeoutMs must be an integer below renewIntervalMs');
     this.nodeId = nodeId;
-    this.#context = context;
+    this.#connection = new LeaseConnection(pool, context, { statementTimeoutMs, connectTimeoutMs: Math.max(MIN_CONNECT_TIMEOUT_MS, statementTimeoutMs) }, logger);
+    this.#context = this.#connection.context;
     this.#logger = logger;
     this.#onLost = onLost;
   }
@@ -70,7 +91,7 @@ export class NodeLease {
   async start(): Promise<void> {
     if (this.#state !== 'idle') return;
     const settled = await this.#failOwnTasks('restarted');
-    this.#startedAt = (await registerNode(this.#context, this.nodeId, this.config.leaseMs)).startedAt;
+    await this.#register();
     this.#state = 'held';
     this.testSignals.registered.signal(settled);
     this.#schedule();
@@ -78,18 +99,16 @@ export class NodeLease {
 
   /** Stops renewing and releases the lease (another node's reaper settles what is still live). */
   async stop(): Promise<void> {
-    if (this.#state !== 'held') {
-      this.#state = 'released';
-      return;
-    }
+    const held = this.#state === 'held';
     this.#state = 'released';
     clearTimeout(this.#timer);
     await this.#renewing?.catch(() => undefined);
-    if (this.#startedAt) {
+    if (held && this.#startedAt) {
       await releaseNodeLease(this.#context, this.nodeId, this.#startedAt).catch((error: unknown) =>
         this.#logger.warn(`releasing the lease of node ${this.nodeId} failed; it expires on its own`, error),
       );
     }
+    await this.#connection.close().catch(() => undefined);
   }
 
   /** One renewal now (also what the timer runs). */
@@ -110,19 +129,49 @@ export class NodeLease {
 
   async #renew(): Promise<void> {
     if (this.#state !== 'held' || !this.#startedAt) return;
-    const expiresAt = await renewNodeLease(this.#context, this.nodeId, this.#startedAt, this.config.leaseMs);
+    const sentAt = performance.now();
+    let expiresAt: Date | undefined;
+    try {
+      expiresAt = await renewNodeLease(this.#context, this.nodeId, this.#startedAt, this.config.leaseMs);
+    } catch (error) {
+      // Unreachable for a whole lease: the cluster counts this node dead and may fail its tasks,
+      // so its runs stop now rather than when the database answers again.
+      if (this.#state === 'held' && performance.now() >= this.#validUntil) this.#abandonRuns();
+      throw error;
+    }
     if (this.#state !== 'held') return;
     if (expiresAt) {
+      this.#validUntil = sentAt + this.config.leaseMs;
+      this.#abandoned = false;
       this.testSignals.renewed.signal(expiresAt);
       return;
     }
     // Lost: expired before this renewal (a pause longer than the lease, the database unreachable)
     // or taken over. Whatever ran here may have been failed by a reaper already; fail the rest the
-    // same way, so no run of this node outlives its lease, then start a new lease.
-    const failed = await this.#failOwnTasks('lease expired');
+    // same way, and stop every run here at once, so no run of this node outlives its lease; then
+    // start a new lease.
+    let failed: number;
+    try {
+      failed = await this.#failOwnTasks('lease expired');
+    } finally {
+      this.#abandonRuns();
+    }
     this.#logger.warn(`node ${this.nodeId} lost its lease; failed ${failed} of its live tasks and registered again`);
-    this.#startedAt = (await registerNode(this.#context, this.nodeId, this.config.leaseMs)).startedAt;
+    await this.#register();
     this.testSignals.lost.signal(failed);
+  }
+
+  async #register(): Promise<void> {
+    const sentAt = performance.now();
+    this.#startedAt = (await registerNode(this.#context, this.nodeId, this.config.leaseMs)).startedAt;
+    this.#validUntil = sentAt + this.config.leaseMs;
+    this.#abandoned = false;
+  }
+
+  /** Tells the node once per loss, so it stops its runs. */
+  #abandonRuns(): void {
+    if (this.#abandoned) return;
+    this.#abandoned = true;
     this.#onLost();
   }
 

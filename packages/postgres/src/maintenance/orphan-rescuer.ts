@@ -17,6 +17,8 @@ export interface OrphanRescuerConfig {
   readonly batchSize?: number;
   /** Longest pause between two batches (ms); each pause is half as long as the batch before it. Default 50. */
   readonly batchPauseMs?: number;
+  /** Longest a batch may hold the rescuer's lock (ms); see `BatchedServiceConfig`. Default 5 000. */
+  readonly batchTimeoutMs?: number;
 }
 
 /** What one round did. */
@@ -28,7 +30,7 @@ export interface RescueResult {
   readonly batches: number;
 }
 
-const DEFAULTS = { intervalMs: 30_000, graceMs: 10_000, batchSize: 1_000, batchPauseMs: 50 } as const;
+const DEFAULTS = { intervalMs: 30_000, graceMs: 10_000, batchSize: 1_000, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
 
 /**
  * Fails this node's live tasks that no run on this node holds (River's job rescuer, per node): a
@@ -62,24 +64,26 @@ export class OrphanRescuer extends LeaderRoundService<RescueResult> {
     return () => void this.#registries.delete(registry);
   }
 
-  protected async round(context: SqlContext): Promise<RescueResult> {
+  protected async round(): Promise<RescueResult> {
     let rescued = 0;
     let batches = 0;
     let afterId: string | null = null;
     while (this.#registries.size > 0 && !this.stopRequested) {
-      const { result: ids, tookMs } = await this.timed(() =>
-        readLiveTasksOfNode(context, this.#nodeId, this.config.graceMs, this.config.batchSize, afterId),
-      );
+      const cursor: string | null = afterId;
+      const led = await this.batch(async (context) => {
+        const ids = await readLiveTasksOfNode(context, this.#nodeId, this.config.graceMs, this.config.batchSize, cursor);
+        // Asked after the read: a run that ended since then either wrote its outcome (the UPDATE's
+        // compare-and-set skips the task) or gave up (the task is an orphan).
+        const registries = [...this.#registries];
+        const orphans = ids.filter((id) => !registries.some((registry) => registry.holds(id)));
+        return { ids, failed: registries.length === 0 ? 0 : await failOrphanedTasks(context, this.#nodeId, orphans) };
+      });
+      if (!led) break;
+      const { result, tookMs } = led;
       batches += 1;
-      if (ids.length === 0) break;
-      afterId = ids[ids.length - 1]!;
-      // Asked after the read: a run that ended since then either wrote its outcome (the UPDATE's
-      // compare-and-set skips the task) or gave up (the task is an orphan).
-      const registries = [...this.#registries];
-      if (registries.length === 0) break;
-      const orphans = ids.filter((id) => !registries.some((registry) => registry.holds(id)));
-      rescued += await failOrphanedTasks(context, this.#nodeId, orphans);
-      if (ids.length < this.config.batchSize) break;
+      rescued += result.failed;
+      if (result.ids.length < this.config.batchSize) break;
+      afterId = result.ids[result.ids.length - 1]!;
       await this.pauseAfter(tookMs);
     }
     return { ran: batches > 0, rescued, batches };

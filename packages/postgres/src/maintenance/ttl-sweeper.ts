@@ -13,6 +13,8 @@ export interface TtlSweeperConfig {
   readonly batchSize?: number;
   /** Longest pause between two batches (ms); each pause is half as long as the batch before it. Default 50. */
   readonly batchPauseMs?: number;
+  /** Longest one batch may hold the sweeper's role (ms); a leader that stalls loses it then. Default 5 000. */
+  readonly batchTimeoutMs?: number;
 }
 
 /** What one sweep did. */
@@ -23,7 +25,7 @@ export interface SweepResult {
   readonly batches: number;
 }
 
-const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, batchPauseMs: 50 } as const;
+const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
 
 /**
  * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time,
@@ -40,11 +42,13 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
     this.config = resolved;
   }
 
-  protected async round(context: SqlContext): Promise<SweepResult> {
+  protected async round(): Promise<SweepResult> {
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const { result: count, tookMs } = await this.timed(() => deleteExpiredTasks(context, this.config.batchSize));
+      const led = await this.batch((context) => deleteExpiredTasks(context, this.config.batchSize));
+      if (!led) return batches === 0 ? this.skipped() : { ran: true, deleted, batches };
+      const { result: count, tookMs } = led;
       deleted += count;
       batches += 1;
       this.testSignals.batchDeleted.signal(count);

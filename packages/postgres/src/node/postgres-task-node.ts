@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RunRegistry, TaskNode, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
+import type { FollowedTask, RunRegistry, TaskNode, TaskOwner, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
 import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
 import type { ControlMessage } from '../listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
@@ -78,7 +78,7 @@ export class PostgresTaskNode implements TaskNode {
     this.#fanOut = new TaskFanOut((error, taskId) => this.#logger.error(`a listener of task ${taskId} threw`, error));
     this.nodeId = options.nodeId ?? `node-${randomUUID()}`;
     const { sql, schema, pool } = this.#connection;
-    this.lease = options.lease === false ? undefined : new NodeLease(sql, this.nodeId, this.#logger, options.lease, () => void this.#rescan());
+    this.lease = options.lease === false ? undefined : new NodeLease(pool, sql, this.nodeId, this.#logger, options.lease, () => this.#abandonRuns());
     const leaseMs = this.lease?.config.leaseMs;
     this.reaper =
       options.reaper === false
@@ -125,6 +125,12 @@ export class PostgresTaskNode implements TaskNode {
     return this.rescuer?.attach(runs) ?? (() => {});
   }
 
+  followMany(owner: TaskOwner, taskIds: readonly string[], listener: (taskId: string) => void): Promise<FollowedTask[]> {
+    const followed = this.#fanOut.followMany(taskIds, listener, () => this.#store.markFollowedMany(owner, taskIds));
+    if (!this.#stopped) this.listener?.start();
+    return followed;
+  }
+
   /** How many tasks this node follows now (0 when no follower is left); for tests and metrics. */
   get followedTaskCount(): number {
     return this.#fanOut.followedTaskIds().length;
@@ -149,8 +155,17 @@ export class PostgresTaskNode implements TaskNode {
   }
 
   /**
-   * Once the connection listens (first, or after a reconnect), or the lease was renewed after a
-   * loss, notifications sent before are lost: re-read every watched task and signal what changed
+   * The lease is lost: the cluster may already have failed this node's tasks (and the lease
+   * failed the rest), so every run here stops now, without a read that could queue behind
+   * request traffic. Followers re-read to send the failed state.
+   */
+  #abandonRuns(): void {
+    for (const taskId of this.#fanOut.watchedTaskIds()) this.#fanOut.signal(taskId, { kind: 'cancelled', confirmed: true });
+    for (const taskId of this.#fanOut.followedTaskIds()) this.#fanOut.changed(taskId);
+  }
+
+  /**
+   * Once the connection listens (first, or after a reconnect), notifications sent before are lost: re-read every watched task and signal what changed
    * (ended: cancelled; otherwise a wake so waiters re-read), and ping every follower.
    */
   async #rescan(): Promise<void> {
@@ -161,7 +176,7 @@ export class PostgresTaskNode implements TaskNode {
       const states = await readWatchedStates(this.#connection.sql, taskIds);
       for (const taskId of taskIds) {
         const status = states.get(taskId);
-        this.#fanOut.signal(taskId, status === undefined || isTerminal(status) ? { kind: 'cancelled' } : { kind: 'input' });
+        this.#fanOut.signal(taskId, status === undefined || isTerminal(status) ? { kind: 'cancelled', confirmed: true } : { kind: 'input' });
       }
     } catch (error) {
       this.#logger.warn('rescan after listener reconnect failed; waking every watcher', error);

@@ -1,11 +1,22 @@
-import { JsonRpcError } from '@mcp-tasks/core';
+import { internalErrorWithRef, JsonRpcError, newErrorRef } from '@mcp-tasks/core';
 import { ProtocolError } from '@modelcontextprotocol/server';
 
+/** Where the details of an internal error go; the client sees only its reference. */
+export type InternalErrorReporter = (error: unknown, ref: string) => void;
+
+const logInternalError: InternalErrorReporter = (error, ref) => console.error(`mcp-tasks: internal error ref ${ref}:`, error);
+
 /**
- * The SDK error that answers a request with exactly the core error's code, message and data.
- * Anything that is not a core `JsonRpcError` is returned as it is.
+ * The SDK error that answers a request with exactly the core error's code, message and data; the
+ * SDK's own protocol errors stay as they are. Anything else (a PostgreSQL or JavaScript error)
+ * may carry internals, so the client gets -32603 "Internal error (ref …)" and the details are
+ * reported under that reference.
  */
-export function toProtocolError(error: unknown): unknown {
+export function toProtocolError(error: unknown, report: InternalErrorReporter = logInternalError): ProtocolError {
   if (error instanceof JsonRpcError) return new ProtocolError(error.code, error.message, error.data);
-  return error;
+  if (error instanceof ProtocolError) return error;
+  const ref = newErrorRef();
+  report(error, ref);
+  const internal = internalErrorWithRef(ref);
+  return new ProtocolError(internal.code, internal.message);
 }

@@ -1,4 +1,15 @@
-import { isTerminal, outstandingInputs, TaskNotFoundError, toDetailedTask, type DetailedTask, type TaskRecord, type TaskRef, type TaskRuntime, type Unsubscribe } from '@mcp-tasks/core';
+import {
+  isTerminal,
+  outstandingInputs,
+  TaskNotFoundError,
+  toDetailedTask,
+  type DetailedTask,
+  type TaskOwner,
+  type TaskRecord,
+  type TaskRef,
+  type TaskRuntime,
+  type Unsubscribe,
+} from '@mcp-tasks/core';
 
 /** How long a follower waits before re-reading after a failed read. */
 const RETRY_MS = 1_000;
@@ -24,7 +35,10 @@ export class TaskFollower {
   readonly #events: TaskFollowerEvents;
   #unfollow: Unsubscribe | undefined;
   #started = false;
-  #dirty = true;
+  /** A change was announced since the last read (or since the seed was read). */
+  #dirty = false;
+  /** The record read when following began, reported by the first drain instead of a read. */
+  #seed: TaskRecord | undefined;
   #running: Promise<void> | undefined;
   #retry: NodeJS.Timeout | undefined;
   #lastKey: string | undefined;
@@ -37,19 +51,26 @@ export class TaskFollower {
   }
 
   /**
-   * Follows the task, then reads it (so no change after the read can be missed). Resolves the
-   * follower and the record, or undefined (following nothing) when the task is not the owner's.
+   * Follows many of one owner's tasks with one read of them all (a listen's ids): resolves a
+   * follower and its record for each visible task; the others are not followed. The first
+   * report of each is the record that read returned.
    */
-  static async follow(runtime: TaskRuntime, ref: TaskRef, events: TaskFollowerEvents): Promise<{ follower: TaskFollower; record: TaskRecord } | undefined> {
-    const follower = new TaskFollower(runtime, ref, events);
-    try {
-      follower.#unfollow = await runtime.follow(ref, () => follower.ping());
-      return { follower, record: await runtime.find(ref) };
-    } catch (error) {
-      follower.stop();
-      if (error instanceof TaskNotFoundError) return undefined;
-      throw error;
-    }
+  static async followMany(
+    runtime: TaskRuntime,
+    owner: TaskOwner,
+    taskIds: readonly string[],
+    eventsOf: (taskId: string) => TaskFollowerEvents,
+  ): Promise<{ follower: TaskFollower; record: TaskRecord }[]> {
+    const followers = new Map<string, TaskFollower>();
+    // Each is seeded by the read below; a ping while it is under way still asks for one more.
+    for (const taskId of taskIds) followers.set(taskId, new TaskFollower(runtime, { taskId, owner }, eventsOf(taskId)));
+    const followed = await runtime.followMany(owner, taskIds, (taskId) => followers.get(taskId)?.ping());
+    return followed.map(({ record, unfollow }) => {
+      const follower = followers.get(record.taskId) as TaskFollower;
+      follower.#unfollow = unfollow;
+      follower.#seed = record;
+      return { follower, record };
+    });
   }
 
   /** Whether the store subscription is still held. */
@@ -61,17 +82,21 @@ export class TaskFollower {
     return this.#ended;
   }
 
-  /** Starts reporting: the first read reports the current state. */
+  /** Starts reporting: first the record read when following began, then a re-read per change. */
   start(): void {
     this.#started = true;
-    this.ping();
+    this.#kick();
   }
 
   /** The store saw a change (or may have): re-read. */
   ping(): void {
     if (this.#ended) return;
     this.#dirty = true;
-    if (this.#started && !this.#running) this.#running = this.#drain().finally(() => (this.#running = undefined));
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#started && !this.#running && !this.#ended) this.#running = this.#drain().finally(() => (this.#running = undefined));
   }
 
   /** One more read now, and resolves once every pending read is done (used before a graceful end). */
@@ -91,11 +116,16 @@ export class TaskFollower {
   }
 
   async #drain(): Promise<void> {
-    while (this.#dirty && !this.#ended) {
-      this.#dirty = false;
+    while ((this.#dirty || this.#seed) && !this.#ended) {
       let record: TaskRecord;
       try {
-        record = await this.#runtime.find(this.ref);
+        if (this.#seed) {
+          record = this.#seed;
+          this.#seed = undefined;
+        } else {
+          this.#dirty = false;
+          record = await this.#runtime.find(this.ref);
+        }
       } catch (error) {
         if (this.#ended) return;
         if (error instanceof TaskNotFoundError) {

@@ -1,5 +1,6 @@
-import { isWellFormedTaskId, type TaskOwner, type TaskRuntime } from '@mcp-tasks/core';
+import { isWellFormedTaskId, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
+import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
@@ -15,7 +16,10 @@ export interface TaskListenOptions {
   ownerOf(authInfo: AuthInfo | undefined, request: Request): Promise<TaskOwner>;
   /** Interval of `: keepalive` comments. Default 15 s (the SDK's). */
   readonly keepAliveMs?: number;
-  /** Most task ids one listen may follow; the rest are left out of the acknowledgement. Default 100. */
+  /**
+   * Most distinct task ids one listen may name; a listen that names more is refused with -32602
+   * naming the cap (its ids are resolved in one query, so this bounds that query). Default 100.
+   */
   readonly maxTaskIds?: number;
   /** Stamped on the graceful-close result's `_meta` (`io.modelcontextprotocol/serverInfo`), as the SDK does. */
   readonly serverInfo?: Implementation;
@@ -53,8 +57,10 @@ const MAX_TASK_IDS = 100;
  *   (protocol version, `Mcp-Method`, body) answer exactly as for any listen, and so it serves the
  *   standard kinds the request also asked for; its acknowledgement is extended with the agreed
  *   `taskIds` and its frames are passed through;
- * - a task id is agreed to when it is the caller's (full owner) and the token has the task's
- *   scopes; unknown, foreign, expired and missing-scope ids are all just left out;
+ * - more than `maxTaskIds` distinct ids: -32602 naming the cap; the ids are resolved in one query;
+ * - a task id is agreed to when it is the caller's (full owner); unknown, foreign and expired ids
+ *   are just left out; one of the caller's tasks whose scopes the token lacks refuses the listen
+ *   with HTTP 403 `insufficient_scope` naming them, as `tasks/get` does;
  * - after the acknowledgement, each agreed task's current state is sent as `notifications/tasks`
  *   (its DetailedTask, as `tasks/get` returns it without `resultType`), then every new state;
  * - a terminal task is unfollowed after its last state; when every agreed task is terminal and
@@ -93,6 +99,13 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     if (taskIds === undefined) {
       return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of strings' } });
     }
+    if (taskIds.length > maxTaskIds) {
+      return Response.json({
+        jsonrpc: '2.0',
+        id: listen.id,
+        error: { code: -32602, message: `Invalid params: notifications.taskIds names ${taskIds.length} tasks; one listen may follow at most ${maxTaskIds}` },
+      });
+    }
     // The SDK serves the same listen without taskIds: its checks come first, and it serves the
     // standard kinds (acknowledging {} and closing at once when none was asked for).
     const sdkResponse = await handler.fetch(request, { ...forward, parsedBody: listen.withoutTaskIds });
@@ -115,7 +128,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
     const sdkServes = Object.keys(honored).length > 0;
     if (!sdkServes) sdk.cancel();
-    return serveStream(request, requestOptions?.authInfo, listen, taskIds.slice(0, maxTaskIds), honored, sdkServes ? sdk : undefined);
+    return serveStream(request, requestOptions?.authInfo, listen, taskIds, honored, sdkServes ? sdk : undefined);
   }
 
   async function serveStream(
@@ -187,7 +200,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       if (!sdk && allEnded()) void stream.end(true);
     };
 
-    // Follow first, then read (TaskFollower.follow): nothing that changes after the read is missed.
+    // Follow first, then read (TaskFollower.followMany): nothing that changes after the read is missed.
     let owner: TaskOwner | undefined;
     try {
       owner = await options.ownerOf(authInfo, request);
@@ -196,29 +209,30 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
     const agreed: string[] = [];
     if (owner) {
-      const followed = await Promise.all(
-        taskIds.map(async (taskId) => {
-          if (!isWellFormedTaskId(taskId) || closed) return undefined;
-          try {
-            const found = await TaskFollower.follow(options.runtime, { taskId, owner }, {
-              onState: (task) => write(notificationFrame('notifications/tasks', { ...task }, subscriptionId)),
-              onEnd,
-              onError: onerror,
-            });
-            if (!found) return undefined;
-            if (missingScopes(found.record.scopes, authInfo).length > 0 || closed) {
-              found.follower.stop();
-              return undefined;
-            }
-            return found.follower;
-          } catch (error) {
-            onerror(error instanceof Error ? error : new Error(String(error)));
-            return undefined;
-          }
-        }),
-      );
-      for (const follower of followed) {
-        if (!follower) continue;
+      // One query for all the ids, however many (up to the cap) and whoever's they are.
+      let found: { follower: TaskFollower; record: TaskRecord }[] = [];
+      try {
+        found = await TaskFollower.followMany(options.runtime, owner, taskIds.filter(isWellFormedTaskId), () => ({
+          onState: (task) => write(notificationFrame('notifications/tasks', { ...task }, subscriptionId)),
+          onEnd,
+          onError: onerror,
+        }));
+      } catch (error) {
+        onerror(error instanceof Error ? error : new Error(String(error)));
+      }
+      // The caller's own task without the token's scopes refuses the listen, as tasks/get does;
+      // foreign tasks were never found, so the refusal tells nobody else anything.
+      const needed = [...new Set(found.flatMap(({ record }) => (missingScopes(record.scopes, authInfo).length > 0 ? record.scopes : [])))];
+      if (needed.length > 0) {
+        for (const { follower } of found) follower.stop();
+        teardown();
+        return insufficientScopeResponse(needed, authInfo);
+      }
+      for (const { follower } of found) {
+        if (closed) {
+          follower.stop();
+          continue;
+        }
         followers.push(follower);
         agreed.push(follower.ref.taskId);
       }

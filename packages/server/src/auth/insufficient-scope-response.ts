@@ -1,0 +1,16 @@
+import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
+
+/**
+ * HTTP 403 with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, exactly as the
+ * SDK answers a scope challenge (same resource metadata URL), for requests the SDK does not
+ * challenge itself: a listen's task ids are served in front of it.
+ */
+export function insufficientScopeResponse(scopes: readonly string[], authInfo: AuthInfo | undefined): Response {
+  const resource = authInfo?.resource;
+  const resourceMetadataUrl =
+    authInfo?.resourceMetadataUrl ?? (resource?.protocol === 'https:' || resource?.protocol === 'http:' ? getOAuthProtectedResourceMetadataUrl(resource) : undefined);
+  return bearerAuthChallengeResponse(new OAuthError(OAuthErrorCode.InsufficientScope, `This task needs scope ${scopes.join(' ')}`), {
+    requiredScopes: [...scopes],
+    ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
+  });
+}

@@ -1,0 +1,103 @@
+// Internal details never reach clients: a PostgreSQL or JavaScript error answers -32603 with a
+// generic message and a reference, and the details are logged under that reference; answers are
+// looked up by own keys only.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { taskTools } from '@mcp-tasks/demo';
+import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { McpTasks } from '@mcp-tasks/server';
+import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { envelope } from './server-raw-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+
+const quiet = { warn: () => {}, error: () => {} };
+let database: TestDatabase;
+let tasks: McpTasks;
+let handler: McpHttpHandler;
+
+before(async () => {
+  database = await createTestDatabase();
+  const store = await PostgresTaskStore.connect({ connectionString: database.url, logger: quiet });
+  tasks = new McpTasks({ store, pollIntervalMs: 60_000 });
+  handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'internal-errors', version: '1.0.0' });
+    tasks.register(server, taskTools);
+    return server;
+  });
+});
+
+after(async () => {
+  await handler.close();
+  await tasks.close();
+  await database.drop();
+});
+
+let nextId = 1;
+async function rpc(method: string, params: Record<string, unknown>): Promise<{ result?: any; error?: { code: number; message: string } }> {
+  const response = await handler.fetch(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        'mcp-name': String(params['name'] ?? params['taskId']),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(true) } }),
+    }),
+  );
+  const text = await response.text();
+  if (text.startsWith('{')) return JSON.parse(text);
+  const frame = text.split('\n\n').find((f) => f.includes('"result"') || f.includes('"error"'))!;
+  return JSON.parse(frame.replace(/^event: message\ndata: /, ''));
+}
+
+/** A confirm_delete task waiting for its `confirm` answer. */
+async function waitingTask(): Promise<string> {
+  const created = await rpc('tools/call', { name: 'confirm_delete', arguments: { filename: 'notes.txt' } });
+  const taskId = created.result?.taskId as string;
+  assert.ok(taskId, JSON.stringify(created));
+  const deadline = Date.now() + 5_000;
+  while ((await rpc('tasks/get', { taskId })).result?.status !== 'input_required') {
+    if (Date.now() > deadline) throw new Error('the task never asked');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return taskId;
+}
+
+describe('internal errors', () => {
+  it('a PostgreSQL error answers -32603 "Internal error (ref …)" and the details go to the log under that reference', { timeout: 30_000 }, async () => {
+    const taskId = await waitingTask();
+    const logged: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void logged.push(args);
+    let reply;
+    try {
+      // A lone surrogate is a JavaScript string but not JSON PostgreSQL accepts.
+      reply = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: '\ud800' } } } });
+    } finally {
+      console.error = original;
+    }
+    assert.equal(reply.error?.code, -32603, JSON.stringify(reply));
+    const match = /^Internal error \(ref ([0-9a-f]{12})\)$/.exec(reply.error!.message);
+    assert.ok(match, reply.error!.message);
+    const entry = logged.find((args) => String(args[0]).includes(match[1]!));
+    assert.ok(entry, 'the details are logged under the reference');
+    assert.match(String(entry[1]), /json/i);
+    assert.equal((await rpc('tasks/get', { taskId })).result?.status, 'input_required', 'nothing was stored');
+    await rpc('tasks/cancel', { taskId });
+  });
+
+  it('inputResponses keys like constructor and toString are ignored: the task keeps waiting for its own key', { timeout: 30_000 }, async () => {
+    const taskId = await waitingTask();
+    const answer = { action: 'accept', content: { confirm: true } };
+    const reply = await rpc('tasks/update', { taskId, inputResponses: { constructor: answer, toString: answer, hasOwnProperty: answer, valueOf: answer } });
+    assert.equal(reply.error, undefined, JSON.stringify(reply));
+    assert.equal(reply.result?.resultType, 'complete');
+    const task = (await rpc('tasks/get', { taskId })).result;
+    assert.equal(task?.status, 'input_required');
+    assert.deepEqual(Object.keys(task?.inputRequests ?? {}), ['confirm']);
+    await rpc('tasks/cancel', { taskId });
+  });
+});
