@@ -17,6 +17,8 @@ export interface DemoConfig {
   readonly migrate?: boolean | undefined;
   /** Bearer-token authorization (`MCP_TASKS_TOKENS`, or `MCP_TASKS_JWT_ISSUER`…); absent: none. */
   readonly auth?: DemoAuthConfig | undefined;
+  /** The bearer token `GET /metrics` needs (`MCP_TASKS_METRICS_TOKEN`); absent: `/metrics` is open. */
+  readonly metricsToken?: string | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -32,6 +34,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),
     drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
+    metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
   };
 }
 

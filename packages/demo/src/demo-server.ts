@@ -72,7 +72,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
-  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve }));
+  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve, metricsToken: config.metricsToken }));
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, () => resolve());

@@ -2,6 +2,8 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { checkRequestBody } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth } from '../auth/edge-auth.js';
+import { validHost } from './host-header.js';
+import { metricsAuthorized } from './metrics-access.js';
 import { readBody } from './read-body.js';
 import { serveReadiness, type ReadinessCheck } from './readiness.js';
 
@@ -16,14 +18,17 @@ export interface EdgeOptions {
   readonly readiness?: ReadinessCheck;
   /** Answers `GET /metrics` (Prometheus text). */
   readonly metrics: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The bearer token `GET /metrics` needs (`MCP_TASKS_METRICS_TOKEN`); absent: none. */
+  readonly metricsToken?: string | undefined;
   /** Largest request body, in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
 }
 
 /**
  * The node's HTTP edge: `GET /healthz` (liveness: the process serves HTTP), `GET /readyz`
- * (readiness: PostgreSQL and the control listener), `GET /metrics` (no token needed), and MCP at `/mcp` (and
- * each path of `mounts`). With `auth`, the MCP paths need a bearer token (401 otherwise) and their
+ * (readiness: PostgreSQL and the control listener), `GET /metrics` (behind `metricsToken` when one is
+ * set), and MCP at `/mcp` (and each path of `mounts`). A request whose Host header is malformed
+ * gets 400 on every path. With `auth`, the MCP paths need a bearer token (401 otherwise) and their
  * protected resource metadata is served. It parses the body itself, refuses what the SDK would
  * silently repair (`checkRequestBody`), and hands `{ parsedBody, authInfo }` to the MCP handler.
  */
@@ -38,13 +43,22 @@ export function createEdge(options: EdgeOptions): RequestListener {
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const host = req.headers.host === undefined ? 'localhost' : validHost(req.headers.host);
+    if (host === undefined) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: malformed Host header');
+      return;
+    }
+    const url = new URL(req.url ?? '/', `http://${host}`);
     if (url.pathname === '/healthz' && req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       return;
     }
     if (url.pathname === '/readyz' && req.method === 'GET') return serveReadiness(options.readiness ?? (async () => undefined), res);
     if (url.pathname === '/metrics' && req.method === 'GET') {
+      if (!metricsAuthorized(req, options.metricsToken)) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="metrics"' }).end('Unauthorized');
+        return;
+      }
       options.metrics(req, res);
       return;
     }

@@ -19,6 +19,11 @@ function startTelemetry(env: NodeJS.ProcessEnv): DemoTelemetry {
   env['OTEL_TRACES_EXPORTER'] ||= 'none';
   env['OTEL_LOGS_EXPORTER'] ||= 'none';
   env['OTEL_SERVICE_NAME'] ||= 'mcp-tasks-demo';
+  // Only what the operator sets (OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME): the default
+  // detectors publish the host name, pid, executable path, command line and process owner on
+  // every export and on /metrics, which tell an attacker more than they tell an operator.
+  // OTEL_NODE_RESOURCE_DETECTORS=all brings them back.
+  env['OTEL_NODE_RESOURCE_DETECTORS'] ||= 'env';
   // Metrics are pulled from the node's own /metrics route, not from a second server on :9464.
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const sdk = new NodeSDK({ metricReaders: [prometheus] });
