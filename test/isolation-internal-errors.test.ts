@@ -7,6 +7,7 @@ import { taskTools } from '@mcp-tasks/demo';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
+import pg from 'pg';
 import { envelope } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -71,20 +72,35 @@ describe('internal errors', () => {
     const taskId = await waitingTask();
     const logged: unknown[][] = [];
     const original = console.error;
-    console.error = (...args: unknown[]) => void logged.push(args);
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
     let reply;
     try {
-      // A lone surrogate is a JavaScript string but not JSON PostgreSQL accepts.
-      reply = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: '\ud800' } } } });
+      // The table is gone for a moment: every read fails with PostgreSQL's "relation … does not exist".
+      await admin.query('ALTER TABLE mcp_tasks.tasks RENAME TO tasks_away');
+      console.error = (...args: unknown[]) => void logged.push(args);
+      reply = await rpc('tasks/get', { taskId });
     } finally {
       console.error = original;
+      await admin.query('ALTER TABLE mcp_tasks.tasks_away RENAME TO tasks');
+      await admin.end();
     }
     assert.equal(reply.error?.code, -32603, JSON.stringify(reply));
     const match = /^Internal error \(ref ([0-9a-f]{12})\)$/.exec(reply.error!.message);
     assert.ok(match, reply.error!.message);
-    const entry = logged.find((args) => String(args[0]).includes(match[1]!));
+    assert.doesNotMatch(JSON.stringify(reply), /relation|tasks_away|mcp_tasks/);
+    const entry = logged.find((args) => args.map(String).join(' ').includes(match[1]!));
     assert.ok(entry, 'the details are logged under the reference');
-    assert.match(String(entry[1]), /json/i);
+    assert.match(entry.map(String).join(' '), /relation .* does not exist/);
+    assert.equal((await rpc('tasks/get', { taskId })).result?.status, 'input_required', 'nothing changed');
+    await rpc('tasks/cancel', { taskId });
+  });
+
+  it('an answer that is not Unicode text is bad input (-32602), refused before PostgreSQL sees it, and stores nothing', { timeout: 30_000 }, async () => {
+    const taskId = await waitingTask();
+    const reply = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: '\ud800' } } } });
+    assert.equal(reply.error?.code, -32602, JSON.stringify(reply));
+    assert.doesNotMatch(reply.error!.message, /json|syntax/i);
     assert.equal((await rpc('tasks/get', { taskId })).result?.status, 'input_required', 'nothing was stored');
     await rpc('tasks/cancel', { taskId });
   });

@@ -1,4 +1,5 @@
 export type { JsonObject, JsonValue } from './json/json-value.js';
+export { logSafe } from './log/log-safe.js';
 export { assertJsonObject } from './json/assert-json-object.js';
 
 export { ErrorCode, type ErrorCodeValue } from './errors/error-codes.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TaskNode } from '@mcp-tasks/core';
 import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
+import { logSafe, type TaskNode } from '@mcp-tasks/core';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
@@ -67,8 +67,8 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
         tasks.register(server, taskTools, context);
         return server;
       },
-      { onerror: (error) => console.error('demo: mcp error:', error) },
-    ), { serverName: name, serverInfo: { name, version: '0.1.0' }, onerror: (error) => console.error('demo: task listen error:', error) });
+      { onerror: (error) => console.error(`demo: mcp error: ${logSafe(error)}`) },
+    ), { serverName: name, serverInfo: { name, version: '0.1.0' }, onerror: (error) => console.error(`demo: task listen error: ${logSafe(error)}`) });
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;

@@ -17,6 +17,7 @@ import { newTaskId } from '../task/task-id.js';
 import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { TaskRecord } from '../task/task-record.js';
+import { logSafe } from '../log/log-safe.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
 import { ControlPoller } from './control-poller.js';
@@ -131,10 +132,10 @@ export class TaskRuntime {
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
     this.#onError =
       options.onError ??
-      ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}:`, error));
+      ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}: ${logSafe(error)}`));
     this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
     this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
-      console.error('mcp-tasks: control poll failed:', error),
+      console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
     );
     // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.

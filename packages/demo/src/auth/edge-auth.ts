@@ -1,3 +1,4 @@
+import { logSafe } from '@mcp-tasks/core';
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
@@ -71,7 +72,7 @@ export function createEdgeAuth(options: EdgeAuthOptions): EdgeAuth {
           ...(options.requireResource ? { expectedResource: resource } : {}),
         });
       } catch (error) {
-        if (!(error instanceof OAuthError)) console.error('demo: token verification failed:', error);
+        if (!(error instanceof OAuthError)) console.error(`demo: token verification failed: ${logSafe(error)}`);
         return bearerAuthChallengeResponse(error, { resourceMetadataUrl });
       }
     },

@@ -1,10 +1,22 @@
+import { isWellFormedTaskId } from '@mcp-tasks/core';
 import { ProtocolErrorCode, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 
+/** Methods whose `params.taskId` names one task. */
+const TASK_ID_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
+
+/** A tool name as the spec advises: 1–128 characters of A–Z, a–z, 0–9, `_`, `-` and `.`. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
 /**
- * Checks a parsed HTTP request body before it reaches the SDK, for what the SDK would silently
- * repair: a `tasks/update` whose `params.inputResponses` is present but not an object (`null`, a
- * string, an array…) would reach the handler as `{}` and be acknowledged. Returns the -32602
- * error response to send instead, or `undefined` when the body may go on.
+ * Checks a parsed HTTP request body before it reaches the SDK, for what the SDK would echo or
+ * silently repair:
+ * - a `taskId` that cannot be a task id (task ids have a fixed, URL-safe form) or a tool name that
+ *   cannot be one: the SDK's header checks copy such a value, whatever its size or control
+ *   characters, into the error it answers and logs. They get the same answer an unknown task or
+ *   tool gets, without the value.
+ * - a `tasks/update` whose `params.inputResponses` is present but not an object (`null`, a
+ *   string, an array…) would reach the handler as `{}` and be acknowledged.
+ * Returns the -32602 error response to send instead, or `undefined` when the body may go on.
  *
  * ```ts
  * const refusal = checkRequestBody(parsedBody);
@@ -15,19 +27,25 @@ import { ProtocolErrorCode, type JSONRPCErrorResponse } from '@modelcontextproto
 export function checkRequestBody(body: unknown): JSONRPCErrorResponse | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const message = body as { id?: unknown; method?: unknown; params?: unknown };
-  if (message.method !== 'tasks/update' || typeof message.params !== 'object' || message.params === null) return undefined;
-  const inputResponses = (message.params as { inputResponses?: unknown }).inputResponses;
+  if (typeof message.params !== 'object' || message.params === null) return undefined;
+  const params = message.params as { taskId?: unknown; name?: unknown; inputResponses?: unknown };
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  if (typeof message.method === 'string' && TASK_ID_METHODS.has(message.method) && params.taskId !== undefined && !isWellFormedTaskId(params.taskId)) {
+    // Exactly what an unknown id gets (TaskNotFoundError): no caller tells a malformed id from a foreign one.
+    return invalidParams(id, 'Failed to retrieve task: Task not found');
+  }
+  if (message.method === 'tools/call' && typeof params.name === 'string' && !TOOL_NAME.test(params.name)) {
+    return invalidParams(id, 'Unknown tool: the name is not a tool name (1–128 characters of A–Z, a–z, 0–9, _, - and .)');
+  }
+  if (message.method !== 'tasks/update') return undefined;
+  const inputResponses = params.inputResponses;
   if (inputResponses === undefined || isPlainObject(inputResponses)) return undefined;
   const got = inputResponses === null ? 'null' : Array.isArray(inputResponses) ? 'an array' : `a ${typeof inputResponses}`;
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: {
-      code: ProtocolErrorCode.InvalidParams,
-      message: `tasks/update: params.inputResponses must be an object mapping input keys to answers, got ${got}`,
-    },
-  } as JSONRPCErrorResponse;
+  return invalidParams(id, `tasks/update: params.inputResponses must be an object mapping input keys to answers, got ${got}`);
+}
+
+function invalidParams(id: string | number | null, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidParams, message } } as JSONRPCErrorResponse;
 }
 
 function isPlainObject(value: unknown): boolean {
