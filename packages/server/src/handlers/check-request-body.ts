@@ -30,7 +30,7 @@ export function checkRequestBody(body: unknown): JSONRPCErrorResponse | undefine
   if (typeof message.params !== 'object' || message.params === null) return undefined;
   const params = message.params as { taskId?: unknown; name?: unknown; inputResponses?: unknown };
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-  if (typeof message.method === 'string' && TASK_ID_METHODS.has(message.method) && params.taskId !== undefined && !isWellFormedTaskId(params.taskId)) {
+  if (typeof message.method === 'string' && TASK_ID_METHODS.has(message.method) && typeof params.taskId === 'string' && !isWellFormedTaskId(params.taskId)) {
     // Exactly what an unknown id gets (TaskNotFoundError): no caller tells a malformed id from a foreign one.
     return invalidParams(id, 'Failed to retrieve task: Task not found');
   }
