@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Removes compiled files in packages/*/dist whose source in src/ is gone. tsc -b never deletes the
 // output of a renamed or removed file, and `npm pack` ships whatever dist holds, so stale modules
-// would be published (and stay importable). Run by build, prepare and typecheck, before tsc -b.
+// would be published (and stay importable). Also removes dist/.tsbuildinfo, where builds before the
+// packages were publishable kept tsc's build info (now beside tsconfig.json), so a checkout built
+// back then packs clean. Run by build, prepare and typecheck, before tsc -b.
 import { existsSync } from 'node:fs';
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,6 +30,9 @@ async function prune(dist, src) {
 for (const pkg of await readdir(path.join(root, 'packages'))) {
   const dist = path.join(root, 'packages', pkg, 'dist');
   if (!existsSync(dist)) continue;
-  const removed = await prune(dist, path.join(root, 'packages', pkg, 'src'));
+  const legacyBuildInfo = path.join(dist, '.tsbuildinfo');
+  const hadLegacy = existsSync(legacyBuildInfo);
+  if (hadLegacy) await rm(legacyBuildInfo);
+  const removed = (hadLegacy ? 1 : 0) + (await prune(dist, path.join(root, 'packages', pkg, 'src')));
   if (removed > 0) console.log(`removed ${removed} stale file(s) from packages/${pkg}/dist`);
 }
