@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
+import { callCommand } from './call.js';
 import { migrateCommand } from './migrate.js';
 import { statusCommand } from './status.js';
 
 /** Every command, in the order `--help` lists them. A new command is one file and one line here. */
-export const commands: readonly Command[] = [migrateCommand, statusCommand];
+export const commands: readonly Command[] = [callCommand, migrateCommand, statusCommand];
