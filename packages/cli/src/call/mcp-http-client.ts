@@ -99,16 +99,25 @@ async function readReply(res: Response, method: string): Promise<JsonObject> {
     throw new TransportError(`${method}: the stream ended without an answer (HTTP ${res.status})`);
   }
   const text = await res.text();
+  let body: unknown;
   try {
-    const message = JSON.parse(text) as JsonObject;
-    if (typeof message === 'object' && message !== null && ('result' in message || 'error' in message)) return message;
+    body = JSON.parse(text);
   } catch {
     // Not JSON: reported below with the HTTP status.
   }
+  if (isJsonRpcAnswer(body)) return body;
   if (res.status === 401 || res.status === 403) {
-    throw new TransportError(`${method}: HTTP ${res.status}, the server refused the credentials (pass --token or set MCP_TASKS_TOKEN)`);
+    // An OAuth error body (`error`, `error_description`), not JSON-RPC.
+    const description = (body as JsonObject | undefined)?.['error_description'];
+    throw new TransportError(`${method}: HTTP ${res.status}, the server refused the credentials${typeof description === 'string' ? ` (${description})` : ''}; pass --token or set MCP_TASKS_TOKEN`);
   }
   throw new TransportError(`${method}: HTTP ${res.status}, not a JSON-RPC answer${text ? `: ${text.slice(0, 200)}` : ''}`);
+}
+
+function isJsonRpcAnswer(body: unknown): body is JsonObject {
+  if (typeof body !== 'object' || body === null) return false;
+  const message = body as JsonObject;
+  return 'result' in message || (typeof message['error'] === 'object' && message['error'] !== null && typeof message['error'].code === 'number');
 }
 
 async function* sseMessages(res: Response): AsyncGenerator<JsonObject> {
