@@ -9,8 +9,8 @@ import { LineReader } from './line-reader.js';
 import { McpHttpClient, RpcError, TransportError, type JsonObject } from './mcp-http-client.js';
 import { plainDisplay, terminalDisplay } from './progress-display.js';
 
-/** How long a Ctrl-C waits for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
-export const CANCEL_WAIT_MS = 10_000;
+/** How long a Ctrl-C waits by default for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
+export const DEFAULT_CANCEL_WAIT_MS = 10_000;
 /** Input rounds on the original request (MRTR) before the call gives up on a server that keeps asking. */
 const MAX_INPUT_ROUNDS = 32;
 
@@ -22,12 +22,15 @@ export interface CallOptions {
   readonly token: string | undefined;
   readonly json: boolean;
   readonly follow: boolean;
+  readonly cancelWaitMs: number;
 }
 
 /** `mcp-tasks call`: one tool call followed to its end, and the exit code it ends with. */
 export async function runCall(options: CallOptions, io: CommandIo, terminal: CommandTerminal): Promise<number> {
   const client = new McpHttpClient(options.url, options.token);
+  // `work` stops the call at the first Ctrl-C; `quit` stops everything (the cancel too) on the way out.
   const work = new AbortController();
+  const quit = new AbortController();
   let interrupts = 0;
   let interrupted!: () => void;
   let quitNow!: () => void;
@@ -59,14 +62,14 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
       return ExitCode.interrupted;
     }
     display.stop();
-    io.err(`Cancelling task ${taskId}; waiting up to ${CANCEL_WAIT_MS / 1000} s for it to stop (Ctrl-C again to quit now)`);
-    const stopped = await Promise.race([cancelAndWait(client, taskId, io), secondInterrupt]);
+    io.err(`Cancelling task ${taskId}; waiting up to ${options.cancelWaitMs / 1000} s for it to stop (Ctrl-C again to quit now)`);
+    const stopped = await Promise.race([cancelAndWait(client, taskId, AbortSignal.any([AbortSignal.timeout(options.cancelWaitMs), quit.signal]), io), secondInterrupt]);
     if (stopped === 'quit') {
       io.err(`mcp-tasks: quit without waiting; task ${taskId} may still be running`);
       return ExitCode.interrupted;
     }
     if (stopped === undefined) {
-      io.err(`mcp-tasks: task ${taskId} did not read cancelled within ${CANCEL_WAIT_MS / 1000} s; it may still be running`);
+      io.err(`mcp-tasks: task ${taskId} did not read cancelled within ${options.cancelWaitMs / 1000} s; it may still be running`);
       return ExitCode.interrupted;
     }
     if (stopped['status'] === 'cancelled') {
@@ -83,6 +86,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
     reader.close();
     display.stop();
     work.abort();
+    quit.abort();
   }
 }
 
@@ -125,9 +129,8 @@ async function inputSchema(client: McpHttpClient, tool: string, signal: AbortSig
   return undefined;
 }
 
-/** tasks/cancel, then tasks/get until the task is terminal; undefined if it is not within the bound. */
-async function cancelAndWait(client: McpHttpClient, taskId: string, io: CommandIo): Promise<JsonObject | undefined> {
-  const deadline = AbortSignal.timeout(CANCEL_WAIT_MS);
+/** tasks/cancel, then tasks/get until the task is terminal; undefined if it is not before `deadline` aborts. */
+async function cancelAndWait(client: McpHttpClient, taskId: string, deadline: AbortSignal, io: CommandIo): Promise<JsonObject | undefined> {
   try {
     await client.request('tasks/cancel', { taskId }, deadline);
   } catch (error) {

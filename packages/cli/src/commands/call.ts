@@ -1,6 +1,6 @@
 import type { Command } from '../command.js';
 import { UsageError } from '../command-errors.js';
-import { CANCEL_WAIT_MS, runCall } from '../call/run-call.js';
+import { DEFAULT_CANCEL_WAIT_MS, runCall } from '../call/run-call.js';
 
 export const callCommand: Command = {
   name: 'call',
@@ -12,8 +12,8 @@ Calls TOOL on the MCP server at URL (Streamable HTTP, protocol 2026-07-28, decla
 extension). When the server answers with a task, follows it until it ends: a progress bar when
 its status message reads n/total (a spinner and the message otherwise) on a terminal, plain lines
 otherwise; each question the tool asks (a form elicitation) is asked here and answered with
-tasks/update. Ctrl-C cancels the task (tasks/cancel) and waits up to ${CANCEL_WAIT_MS / 1000} s for it to stop;
-a second Ctrl-C quits at once. Prints the result's text on stdout; progress and questions go to
+tasks/update. Ctrl-C cancels the task (tasks/cancel) and waits for it to read cancelled (a
+cancel is cooperative; --cancel-wait bounds the wait); a second Ctrl-C quits at once. Prints the result's text on stdout; progress and questions go to
 stderr.
   --arg key=value        one argument; a number, boolean or JSON value where the tool's input
                          schema says so, a string otherwise (repeatable)
@@ -21,6 +21,7 @@ stderr.
   --token <token>        bearer token (default: the MCP_TASKS_TOKEN variable)
   --json                 print the whole result (or the failed task) as JSON
   --follow               follow the task with subscriptions/listen instead of polling tasks/get
+  --cancel-wait <s>      after Ctrl-C, wait this many seconds for the task to stop (default ${DEFAULT_CANCEL_WAIT_MS / 1000})
 
 Exit codes: 0 the tool's result, 1 a JSON-RPC error, a failed or cancelled task, or the server
 out of reach, 2 the command line is wrong, 5 the tool reported an error (isError), 130 Ctrl-C.`,
@@ -30,6 +31,7 @@ out of reach, 2 the command line is wrong, 5 the tool reported an error (isError
     token: { type: 'string' },
     json: { type: 'boolean' },
     follow: { type: 'boolean' },
+    'cancel-wait': { type: 'string' },
   },
   async run({ values, positionals, io, env }) {
     const [url, tool, extra] = positionals;
@@ -43,6 +45,9 @@ out of reach, 2 the command line is wrong, 5 the tool reported an error (isError
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`the URL must start with http:// or https:// (got ${parsed.protocol}//)`);
     if (io.terminal === undefined) throw new UsageError('mcp-tasks call needs a terminal (stdin and stderr)');
+    const wait = values['cancel-wait'];
+    const cancelWaitSeconds = typeof wait === 'string' ? Number(wait) : DEFAULT_CANCEL_WAIT_MS / 1000;
+    if (!Number.isFinite(cancelWaitSeconds) || cancelWaitSeconds <= 0) throw new UsageError(`--cancel-wait must be a positive number of seconds (got ${JSON.stringify(wait)})`);
     const token = typeof values['token'] === 'string' ? values['token'] : env['MCP_TASKS_TOKEN'] || undefined;
     return runCall(
       {
@@ -53,6 +58,7 @@ out of reach, 2 the command line is wrong, 5 the tool reported an error (isError
         token,
         json: values['json'] === true,
         follow: values['follow'] === true,
+        cancelWaitMs: Math.round(cancelWaitSeconds * 1000),
       },
       io,
       io.terminal,
