@@ -14,7 +14,6 @@ const globalOptions: CommandOptions = {
   version: { type: 'boolean', short: 'V' },
 };
 
-
 function mainUsage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return `Usage: mcp-tasks <command> [options]

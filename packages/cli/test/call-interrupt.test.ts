@@ -9,7 +9,16 @@ import { after, before, describe, it } from 'node:test';
 import { within } from '../../../test/support/within.js';
 import { bin } from './support/run-mcp-tasks.js';
 
-const TASK = { taskId: 'stubborn-1', status: 'working', statusMessage: 'busy', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:00Z', ttlMs: null, pollIntervalMs: 50 };
+// The status message carries an escape sequence (retitle the window) that must never reach the terminal as such.
+const TASK = {
+  taskId: 'stubborn-1',
+  status: 'working',
+  statusMessage: 'busy \u001b]0;pwned\u0007',
+  createdAt: '2026-01-01T00:00:00Z',
+  lastUpdatedAt: '2026-01-01T00:00:00Z',
+  ttlMs: null,
+  pollIntervalMs: 50,
+};
 
 /**
  * tools/call of `stubborn` creates a task that stays `working` whatever happens; of `hang`
@@ -83,6 +92,8 @@ describe('Ctrl-C of mcp-tasks call', { timeout: 60_000 }, () => {
     assert.ok(Date.now() - started >= 900, 'it waited for the task first');
     assert.match(call.stderr(), /Cancelling task stubborn-1; waiting up to 1 s for it to stop \(Ctrl-C again to quit now\)/);
     assert.match(call.stderr(), /task stubborn-1 did not read cancelled within 1 s; it may still be running/);
+    assert.match(call.stderr(), /working \(busy \ufffd\]0;pwned\ufffd\)/, 'the status message is shown with its control characters replaced');
+    assert.doesNotMatch(call.stderr(), /[\u001b\u0007]/);
   });
 
   it('a second Ctrl-C quits at once, while the cancel is still unanswered', async (t) => {

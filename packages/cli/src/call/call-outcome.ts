@@ -1,6 +1,7 @@
 import type { CommandIo } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import type { JsonObject } from './mcp-http-client.js';
+import { printable } from '../printable.js';
 
 /**
  * Prints what a call ended with and returns the exit code: a tool result's text on stdout (the
@@ -11,12 +12,12 @@ export function reportOutcome(outcome: { result: JsonObject } | { task: JsonObje
   if ('task' in outcome && outcome.task['status'] !== 'completed') {
     const task = outcome.task;
     if (json) io.out(JSON.stringify(task, null, 2));
-    const id = String(task['taskId']);
+    const id = printable(String(task['taskId']));
     if (task['status'] === 'failed') {
       const error = (task['error'] ?? {}) as JsonObject;
-      io.err(`mcp-tasks: task ${id} failed: ${String(error['message'] ?? task['statusMessage'] ?? 'no error given')}${error['code'] !== undefined ? ` (JSON-RPC error ${String(error['code'])})` : ''}`);
+      io.err(`mcp-tasks: task ${id} failed: ${printable(String(error['message'] ?? task['statusMessage'] ?? 'no error given'))}${error['code'] !== undefined ? ` (JSON-RPC error ${String(error['code'])})` : ''}`);
     } else {
-      io.err(`mcp-tasks: task ${id} was cancelled${typeof task['statusMessage'] === 'string' ? `: ${task['statusMessage']}` : ''}`);
+      io.err(`mcp-tasks: task ${id} was cancelled${typeof task['statusMessage'] === 'string' ? `: ${printable(task['statusMessage'])}` : ''}`);
     }
     return ExitCode.failed;
   }
@@ -24,7 +25,7 @@ export function reportOutcome(outcome: { result: JsonObject } | { task: JsonObje
   const text = resultText(result);
   if (json) io.out(JSON.stringify(result, null, 2));
   if (result['isError'] === true) {
-    io.err(`mcp-tasks: the tool reported an error${text ? `: ${text}` : ''}`);
+    io.err(`mcp-tasks: the tool reported an error${text ? `: ${printable(text, true)}` : ''}`);
     return ExitCode.toolError;
   }
   if (!json && text !== '') io.out(text);

@@ -1,5 +1,6 @@
 import type { LineReader } from './line-reader.js';
 import type { JsonObject } from './mcp-http-client.js';
+import { printable } from '../printable.js';
 
 /** What the user answered to one elicitation: the `ElicitResult` sent back in `inputResponses`. */
 export type ElicitAnswer = { action: 'accept'; content: JsonObject } | { action: 'decline' } | { action: 'cancel' };
@@ -10,7 +11,7 @@ export type ElicitAnswer = { action: 'accept'; content: JsonObject } | { action:
  * not fit until it does. Input that ends cancels.
  */
 export async function askElicitation(params: JsonObject, reader: LineReader, say: (line: string) => void): Promise<ElicitAnswer> {
-  say(`The server asks: ${String(params['message'] ?? '(no message)')}`);
+  say(`The server asks: ${printable(String(params['message'] ?? '(no message)'), true)}`);
   for (;;) {
     const choice = await reader.ask('Answer? [a]ccept, [d]ecline, [c]ancel (default accept): ');
     if (choice === undefined) return { action: 'cancel' };
@@ -49,7 +50,7 @@ function fieldPrompt(key: string, field: JsonObject, required: boolean): string 
   else if (field['type'] === 'boolean') hint = 'y/n';
   else hint = String(field['type'] ?? 'string');
   const fallback = field['default'] !== undefined ? `, default ${JSON.stringify(field['default'])}` : required ? '' : ', Enter to skip';
-  return `  ${title}${description}${required ? ' *' : ''} [${hint}${fallback}]: `;
+  return printable(`  ${title}${description}${required ? ' *' : ''} [${hint}${fallback}]: `);
 }
 
 interface Choice {

@@ -1,6 +1,7 @@
 import { askElicitation } from './elicitation-form.js';
 import type { LineReader } from './line-reader.js';
 import type { JsonObject } from './mcp-http-client.js';
+import { printable } from '../printable.js';
 
 /** The server asked for something this client does not offer (sampling: there is no model here). */
 export class UnsupportedInputError extends Error {
@@ -25,7 +26,7 @@ export async function answerInputRequests(
     const params = ((request as JsonObject)['params'] ?? {}) as JsonObject;
     if (method === 'elicitation/create') {
       if (params['mode'] !== undefined && params['mode'] !== 'form') {
-        say(`The server asks for a ${String(params['mode'])} elicitation, which this client does not offer: declined.`);
+        say(`The server asks for a ${printable(String(params['mode']))} elicitation, which this client does not offer: declined.`);
         responses[key] = { action: 'decline' };
       } else {
         responses[key] = await askElicitation(params, reader, say);
@@ -34,7 +35,7 @@ export async function answerInputRequests(
       say('The server asks for the roots of this client; it shares none: declined with an empty list.');
       responses[key] = { roots: [] };
     } else {
-      throw new UnsupportedInputError(`the server asks for ${method}, which mcp-tasks call does not offer (it has no model to sample): declined`);
+      throw new UnsupportedInputError(`the server asks for ${printable(method)}, which mcp-tasks call does not offer (it has no model to sample): declined`);
     }
   }
   for (const key of Object.keys(responses)) answered.add(key);

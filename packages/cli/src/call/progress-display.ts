@@ -1,4 +1,5 @@
 import type { JsonObject } from './mcp-http-client.js';
+import { printable } from '../printable.js';
 
 /** How the command shows a task's state as it changes: a live line on a terminal, plain lines otherwise. */
 export interface ProgressDisplay {
@@ -33,14 +34,14 @@ export function terminalDisplay(stream: NodeJS.WritableStream, columns: () => nu
   const draw = () => {
     if (task === undefined || hidden) return;
     const status = String(task['status']);
-    const message = typeof task['statusMessage'] === 'string' ? task['statusMessage'] : '';
+    const message = typeof task['statusMessage'] === 'string' ? printable(task['statusMessage']) : '';
     const fraction = progressFraction(message);
     let line: string;
     if (fraction) {
       const filled = Math.round((fraction.done / fraction.total) * BAR_WIDTH);
       line = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${Math.round((fraction.done / fraction.total) * 100)}% ${message}`;
     } else {
-      line = `${SPINNER[frame % SPINNER.length]} ${status}${message ? `: ${message}` : ''}`;
+      line = `${SPINNER[frame % SPINNER.length]} ${printable(status)}${message ? `: ${message}` : ''}`;
     }
     stream.write(`\r\x1b[2K${line.slice(0, Math.max(10, columns() - 1))}`);
     shown = true;
@@ -83,7 +84,7 @@ export function plainDisplay(write: (line: string) => void): ProgressDisplay {
   return {
     update(task) {
       const message = typeof task['statusMessage'] === 'string' ? ` (${task['statusMessage']})` : '';
-      const line = `task ${String(task['taskId'])}: ${String(task['status'])}${message}`;
+      const line = printable(`task ${String(task['taskId'])}: ${String(task['status'])}${message}`);
       if (line !== last) write(line);
       last = line;
     },

@@ -8,6 +8,7 @@ import { answerInputRequests, UnsupportedInputError } from './input-requests.js'
 import { LineReader } from './line-reader.js';
 import { McpHttpClient, RpcError, TransportError, type JsonObject } from './mcp-http-client.js';
 import { plainDisplay, terminalDisplay } from './progress-display.js';
+import { printable } from '../printable.js';
 
 /** How long a Ctrl-C waits by default for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
 export const DEFAULT_CANCEL_WAIT_MS = 10_000;
@@ -106,7 +107,7 @@ async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, sig
   if (result['resultType'] !== 'task') return { result };
   if (typeof result['taskId'] !== 'string') throw new TransportError('tools/call: the server answered with a task that has no taskId');
   onTask(result['taskId']);
-  ui.say(`Task ${result['taskId']} created.`);
+  ui.say(`Task ${printable(result['taskId'])} created.`);
   return { task: await followTask(client, result, options.follow, ui, signal) };
 }
 
@@ -154,7 +155,7 @@ async function cancelAndWait(client: McpHttpClient, taskId: string, deadline: Ab
 
 function reportError(error: unknown, io: CommandIo): number {
   if (error instanceof RpcError) {
-    io.err(`mcp-tasks: ${error.method}: ${error.message} (JSON-RPC error ${error.code})`);
+    io.err(`mcp-tasks: ${error.method}: ${printable(error.message)} (JSON-RPC error ${error.code})`);
     return ExitCode.failed;
   }
   if (error instanceof TransportError || error instanceof UnsupportedInputError) {

@@ -2,6 +2,7 @@ import type { PostgresOperator } from '@mcp-tasks/postgres';
 import type { CommandIo } from '../command.js';
 import { CommandError } from '../command-errors.js';
 import { ExitCode } from '../exit-codes.js';
+import { printable } from '../printable.js';
 
 /**
  * `tasks cancel ID`: the same compare-and-set and NOTIFY as tasks/cancel, for any owner's task;
@@ -14,6 +15,6 @@ export async function cancelTask(operator: PostgresOperator, taskId: string, io:
   if (!cancelled) {
     throw new CommandError(`task ${task.taskId} is ${task.status}${task.expired ? ' and expired' : ''} already: nothing to cancel`);
   }
-  io.out(`Operator cancel: task ${task.taskId} (tool ${task.tool}, owner ${task.owner.subject}, node ${task.nodeId ?? '-'}) is cancelled; its status message reads "${task.statusMessage}".`);
+  io.out(printable(`Operator cancel: task ${task.taskId} (tool ${task.tool}, owner ${task.owner.subject}, node ${task.nodeId ?? '-'}) is cancelled; its status message reads "${task.statusMessage}".`));
   return ExitCode.ok;
 }

@@ -3,6 +3,7 @@ import type { CommandIo } from '../command.js';
 import { CommandError } from '../command-errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatAge } from './duration.js';
+import { printable } from '../printable.js';
 import { describeValue, redactedValue } from './redacted-value.js';
 
 /** `tasks show ID`: the task's row; what its owner gave and got only as keys and sizes unless `reveal`. */
@@ -37,7 +38,8 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
   lines.push(`  result         ${describeValue(task.result, reveal)}`);
   // The error's code says what kind of failure it was without showing the owner's data.
   lines.push(`  error          ${task.error === null ? 'none' : `code ${task.error.code}; ${describeValue(task.error, reveal)}`}`);
-  io.out(lines.join('\n'));
+  // Each line may carry what a tool or a client wrote: nothing in it may drive the terminal.
+  io.out(lines.map((line) => printable(line)).join('\n'));
   return ExitCode.ok;
 }
 
