@@ -12,7 +12,8 @@ const skip = tmuxUnavailable();
 describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
   let demo: DemoProcess;
   before(async () => {
-    demo = await spawnDemoNode('call-terminal-test', { MCP_TASKS_POLL_INTERVAL_MS: '50' });
+    // An in-memory node: no DATABASE_URL (the test runner's would be shared by every file).
+    demo = await spawnDemoNode('call-terminal-test', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '50' });
   });
   after(() => demo?.child.kill('SIGKILL'));
 
@@ -67,6 +68,20 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
     const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
     const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
     const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+  });
+
+  it('Ctrl-C after a question was answered still cancels the task (the terminal is given back)', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf', '--arg', 'delayMs=3000');
+    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('a', 'Enter');
+    await session.until(/\[y\/n\]:\s*$/, 5_000);
+    await session.keys('y', 'Enter');
+    // The answer is in; the tool now sleeps for 3 s before it finishes.
+    await session.until(/\[y\/n\]: y\n.*working/, 5_000);
     await session.keys('C-c');
     assert.equal(await session.exitCode(15_000), 130, await session.screen());
     assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');

@@ -12,8 +12,9 @@ describe('mcp-tasks call, not on a terminal', { timeout: 120_000 }, () => {
   let slowPolls: DemoProcess;
   before(async () => {
     [demo, slowPolls] = await Promise.all([
-      spawnDemoNode('call-test', { MCP_TASKS_POLL_INTERVAL_MS: '100' }),
-      spawnDemoNode('call-test-slow-polls', { MCP_TASKS_POLL_INTERVAL_MS: '5000' }),
+      // In-memory nodes: no DATABASE_URL (the test runner's would be shared by every file).
+      spawnDemoNode('call-test', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '100' }),
+      spawnDemoNode('call-test-slow-polls', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '5000' }),
     ]);
   });
   after(() => {

@@ -9,6 +9,7 @@ export class LineReader {
   #lines: string[] = [];
   #waiting: ((line: string | undefined) => void) | undefined;
   #ended = false;
+  #closing = false;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -29,13 +30,20 @@ export class LineReader {
     return new Promise((resolve) => (this.#waiting = resolve));
   }
 
-  /** Lets stdin go while nothing is being asked (Ctrl-C reaches the process again). */
+  /**
+   * Lets stdin go while nothing is being asked. On a terminal readline holds it in raw mode,
+   * where Ctrl-C is a key and no signal: closing the interface gives the terminal back (the
+   * next question opens a new one). Piped input is only paused, so no line already read is lost.
+   */
   pause(): void {
-    this.#rl?.pause();
+    if (this.terminal) this.close();
+    else this.#rl?.pause();
   }
 
   close(): void {
+    this.#closing = true;
     this.#rl?.close();
+    this.#closing = false;
     this.#rl = undefined;
   }
 
@@ -51,7 +59,8 @@ export class LineReader {
       else this.#lines.push(line);
     });
     rl.on('close', () => {
-      this.#ended = true;
+      // Input ended, unless this reader closed the interface itself.
+      if (!this.#closing) this.#ended = true;
       const waiting = this.#waiting;
       this.#waiting = undefined;
       waiting?.(undefined);
