@@ -28,6 +28,8 @@ describe('the mcp-tasks command', { timeout: 120_000 }, () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^\s+migrate\s/m);
     assert.match(help.stdout, /^\s+status\s/m);
+    for (const name of ['call', 'tasks', 'nodes']) assert.match(help.stdout, new RegExp(`^\\s+${name}\\s`, 'm'));
+    assert.match(help.stdout, /5 call: the tool reported an error, 130 call: stopped by Ctrl-C/);
     assert.match(help.stdout, /--database-url/);
     assert.match(help.stdout, /Exit codes/);
     const migrateHelp = await mcpTasks(['migrate', '--help']);

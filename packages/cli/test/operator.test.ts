@@ -76,6 +76,12 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     const badAge = await mcpTasks(['tasks', 'list', '--older-than', 'a while'], db());
     assert.equal(badAge.code, 2);
     assert.match(badAge.stderr, /--older-than takes a duration such as 90s/);
+    const noAction = await mcpTasks(['tasks'], db());
+    assert.equal(noAction.code, 2);
+    assert.match(noAction.stderr, /mcp-tasks tasks needs list, show ID or cancel ID/);
+    const noId = await mcpTasks(['tasks', 'cancel'], db());
+    assert.equal(noId.code, 2);
+    assert.match(noId.stderr, /mcp-tasks tasks cancel takes one task id/);
   });
 
   it('tasks show prints a task\'s row, its input requests, answers and result as keys and sizes, and the data itself only with --reveal', async () => {
