@@ -90,6 +90,17 @@ async function runDirs(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((name) => name.startsWith(RUN_DIR_PREFIX));
 }
 
+/** Runs a command line as printed, from the checkout, as a newcomer would paste it into a shell. */
+async function runPrinted(t: { after(fn: () => void): void }, command: string): Promise<{ code: unknown; output: string }> {
+  const child = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await within(new Promise((resolve) => child.on('exit', resolve)), 60_000, command);
+  return { code, output };
+}
+
 /** A pid that no process has now: one of a process that ran and exited. */
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '']);
@@ -111,16 +122,16 @@ describe('npm start\'s launcher', { timeout: 240_000 }, () => {
     const created = await rpc(url, 'tools/call', { name: 'export', arguments: { project: 'p', files: 3, delayMs: 50 } });
     const done = await waitFor(url, created.result!['taskId'] as string, (task) => task['status'] === 'completed');
     assert.match(JSON.stringify(done), /Exported 3 of 3 files\./);
-    // The line printed for a newcomer works as printed.
+    // The lines printed for a newcomer work as printed.
     const command = await waitForOutput(launcher.output, /try it \(in another terminal\): (.+)/, launcher.exited, 5_000);
-    const tried = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    t.after(() => tried.kill('SIGKILL'));
-    let triedOutput = '';
-    tried.stdout!.setEncoding('utf8').on('data', (chunk: string) => (triedOutput += chunk));
-    tried.stderr!.setEncoding('utf8').on('data', (chunk: string) => (triedOutput += chunk));
-    const triedCode = await within(new Promise((resolve) => tried.on('exit', resolve)), 60_000, command);
-    assert.equal(triedCode, 0, triedOutput);
-    assert.match(triedOutput, /completed .*answered by node-\d[\s\S]*Exported 5 of 5 files\./);
+    assert.equal(command, `npx mcp-tasks call ${url} export --arg project=demo`);
+    const called = await runPrinted(t, command);
+    assert.equal(called.code, 0, called.output);
+    assert.match(called.output, /Exported 10 of 10 files\./);
+    const watch = await waitForOutput(launcher.output, /or watch which node answers each step: (.+)/, launcher.exited, 5_000);
+    const watched = await runPrinted(t, watch);
+    assert.equal(watched.code, 0, watched.output);
+    assert.match(watched.output, /completed .*answered by node-\d[\s\S]*Exported 5 of 5 files\./);
     launcher.child.kill('SIGTERM');
     assert.equal(await within(launcher.exited, 30_000, 'exit after SIGTERM'), 0, launcher.output());
     assert.deepEqual(await launcher.survivors(), []);

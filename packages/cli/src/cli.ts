@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { InvalidTaskValueError } from '@mcp-tasks/core';
-import type { Command, CommandIo, CommandOptions } from './command.js';
+import type { Command, CommandIo, CommandOptions, OptionValue } from './command.js';
 import { commands } from './commands/index.js';
 import { databaseOptions, DEFAULT_CONNECT_TIMEOUT_SECONDS } from './database/database-options.js';
 import { ExitCode } from './exit-codes.js';
 import { CommandError, UsageError } from './command-errors.js';
+import { cliVersion } from './version.js';
 
 const globalOptions: CommandOptions = {
   'database-url': { type: 'string' },
@@ -13,12 +13,6 @@ const globalOptions: CommandOptions = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 };
-
-/** The version of this package (dist/ and src/ both sit one level below package.json). */
-export function cliVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function mainUsage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -34,7 +28,8 @@ Options for every command:
   -V, --version           the version of mcp-tasks
 
 Exit codes: 0 done, 1 the command failed, 2 the command line is wrong,
-3 status: migrations pending, 4 the database is ahead of this release.`;
+3 status: migrations pending, 4 the database is ahead of this release,
+5 call: the tool reported an error, 130 call: stopped by Ctrl-C.`;
 }
 
 /**
@@ -68,18 +63,18 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
     if (rest.length > 0 && command.positionals === undefined) throw new UsageError(`mcp-tasks ${command.name} takes no arguments (got ${JSON.stringify(rest[0])})`);
     const own = commandValues(command, values);
     const database = databaseOptions(stringValue(values['database-url']), env, stringValue(values['connect-timeout']));
-    return await command.run({ values: own, positionals: rest, database, io });
+    return await command.run({ values: own, positionals: rest, database, io, env });
   } catch (error) {
     return report(error, io);
   }
 }
 
-function commandValues(command: Command, values: Record<string, unknown>): Record<string, string | boolean | undefined> {
-  const own: Record<string, string | boolean | undefined> = {};
+function commandValues(command: Command, values: Record<string, unknown>): Record<string, OptionValue> {
+  const own: Record<string, OptionValue> = {};
   for (const [key, value] of Object.entries(values)) {
     if (key in globalOptions) continue;
     if (!(key in command.options)) throw new UsageError(`mcp-tasks ${command.name} has no option --${key}; see mcp-tasks ${command.name} --help`);
-    own[key] = value as string | boolean;
+    own[key] = value as OptionValue;
   }
   return own;
 }

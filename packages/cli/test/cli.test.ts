@@ -1,37 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadMigrations } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { startSilentServer, type SilentServer } from '../../../test/support/silent-server.js';
-
-const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-// The real bin, as npm links it: the build that `npm test` runs first (tsc -b).
-const bin = path.join(packageRoot, 'dist/main.js');
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly ms: number;
-}
-
-/** Runs `mcp-tasks ...args`; a run that outlives 20 s is killed and fails the test. */
-function mcpTasks(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const { DATABASE_URL: _ignored, ...base } = process.env;
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [bin, ...args], { env: { ...base, ...env }, timeout: 20_000 }, (error, stdout, stderr) => {
-      if (error && (error as { killed?: boolean }).killed) return reject(new Error(`mcp-tasks ${args.join(' ')} did not exit within 20 s`));
-      const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
-}
+import { mcpTasks, packageRoot } from './support/run-mcp-tasks.js';
 
 describe('the mcp-tasks command', { timeout: 120_000 }, () => {
   let database: TestDatabase;
@@ -53,6 +28,8 @@ describe('the mcp-tasks command', { timeout: 120_000 }, () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^\s+migrate\s/m);
     assert.match(help.stdout, /^\s+status\s/m);
+    for (const name of ['call', 'tasks', 'nodes']) assert.match(help.stdout, new RegExp(`^\\s+${name}\\s`, 'm'));
+    assert.match(help.stdout, /5 call: the tool reported an error, 130 call: stopped by Ctrl-C/);
     assert.match(help.stdout, /--database-url/);
     assert.match(help.stdout, /Exit codes/);
     const migrateHelp = await mcpTasks(['migrate', '--help']);

@@ -16,3 +16,12 @@ export { LeaseReaper, type LeaseReaperConfig, type ReapResult } from './maintena
 export { OrphanRescuer, type OrphanRescuerConfig, type RescueResult } from './maintenance/orphan-rescuer.js';
 export { ORPHAN_ERROR_CODE, orphanErrorText } from './sql/fail-orphaned-tasks.js';
 export { LEASE_ERROR_CODE, leaseErrorText, type LeaseFailureReason } from './sql/lease-error.js';
+export { PostgresOperator } from './operator/postgres-operator.js';
+export {
+  OPERATOR_CANCEL_MESSAGE,
+  type OperatorCancelResult,
+  type OperatorNodeSummary,
+  type OperatorTaskDetail,
+  type OperatorTaskFilter,
+  type OperatorTaskSummary,
+} from './operator/operator-types.js';

@@ -1,6 +1,9 @@
 import type { Command } from '../command.js';
+import { callCommand } from './call.js';
 import { migrateCommand } from './migrate.js';
+import { nodesCommand } from './nodes.js';
 import { statusCommand } from './status.js';
+import { tasksCommand } from './tasks.js';
 
 /** Every command, in the order `--help` lists them. A new command is one file and one line here. */
-export const commands: readonly Command[] = [migrateCommand, statusCommand];
+export const commands: readonly Command[] = [callCommand, tasksCommand, nodesCommand, migrateCommand, statusCommand];

@@ -80,7 +80,8 @@ async function main(): Promise<void> {
   for (const node of nodes) void node.exited.then((code) => !stopping && log(`${node.name} exited (code ${code}); the others keep serving`));
   log(`${nodes.length} nodes (${nodes.map((node) => `${node.name} :${node.port}`).join(', ')})`);
   log(`MCP at ${front.url}`);
-  log(`try it (in another terminal): npm run try -- ${front.url}`);
+  log(`try it (in another terminal): npx mcp-tasks call ${front.url} export --arg project=demo`);
+  log(`or watch which node answers each step: npm run try -- ${front.url}`);
   log('Ctrl-C stops it');
 }
 

@@ -1,5 +1,5 @@
-// `npm run try -- [URL]`: the smallest client of a running cluster, until a command-line client
-// exists. It starts an `export` task through URL (default http://127.0.0.1:3000/mcp), follows it
+// `npm run try -- [URL]`: the smallest client of a running cluster, which shows the cluster at
+// work (for a client for people, see `mcp-tasks call`). It starts an `export` task through URL (default http://127.0.0.1:3000/mcp), follows it
 // with tasks/get until it ends, and prints which node answered each step.
 const url = process.argv[2] ?? 'http://127.0.0.1:3000/mcp';
 const TIMEOUT_MS = 60_000;

@@ -1,0 +1,59 @@
+import { UsageError } from '../command-errors.js';
+import type { JsonObject } from './mcp-http-client.js';
+
+/**
+ * The tool's arguments from `--args JSON` and each `--arg key=value` (which win). A value is
+ * read as JSON (a number, a boolean, an object…) only when the tool's input schema says the
+ * property is not a string, so `--arg name=007` stays the string "007" for a string property.
+ */
+export function callArguments(pairs: readonly string[], json: string | undefined, inputSchema: JsonObject | undefined): JsonObject {
+  let args: JsonObject = {};
+  if (json !== undefined) {
+    try {
+      args = JSON.parse(json) as JsonObject;
+    } catch (error) {
+      throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+    }
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('--args must be a JSON object, e.g. --args \'{"files": 5}\'');
+  }
+  const properties = (inputSchema?.['properties'] ?? {}) as Record<string, JsonObject>;
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--arg takes key=value (got ${JSON.stringify(pair)})`);
+    const key = pair.slice(0, eq);
+    args[key] = typedValue(key, pair.slice(eq + 1), properties[key]);
+  }
+  return args;
+}
+
+function typedValue(key: string, raw: string, schema: JsonObject | undefined): unknown {
+  const types = schemaTypes(schema);
+  if (types.size === 0 || types.has('string')) return raw;
+  if (types.has('integer') || types.has('number')) {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value)) throw new UsageError(`--arg ${key} must be a number (got ${JSON.stringify(raw)})`);
+    if (!types.has('number') && !Number.isInteger(value)) throw new UsageError(`--arg ${key} must be an integer (got ${JSON.stringify(raw)})`);
+    return value;
+  }
+  if (types.has('boolean') && (raw === 'true' || raw === 'false')) return raw === 'true';
+  if (types.has('null') && raw === 'null') return null;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new UsageError(`--arg ${key} must be JSON of type ${[...types].join(' or ')} (got ${JSON.stringify(raw)})`);
+  }
+}
+
+/** The JSON types a property allows (`type`, or the types of its `anyOf`/`oneOf` branches); empty: unknown. */
+function schemaTypes(schema: JsonObject | undefined): Set<string> {
+  const types = new Set<string>();
+  if (schema === undefined) return types;
+  const type = schema['type'];
+  if (typeof type === 'string') types.add(type);
+  if (Array.isArray(type)) for (const t of type) if (typeof t === 'string') types.add(t);
+  for (const branch of [...((schema['anyOf'] as JsonObject[] | undefined) ?? []), ...((schema['oneOf'] as JsonObject[] | undefined) ?? [])]) {
+    for (const t of schemaTypes(branch)) types.add(t);
+  }
+  if (Array.isArray(schema['enum']) && schema['enum'].some((v) => typeof v === 'string')) types.add('string');
+  return types;
+}

@@ -1,0 +1,166 @@
+import type { CommandIo, CommandTerminal } from '../command.js';
+import { ExitCode } from '../exit-codes.js';
+import { callArguments } from './call-arguments.js';
+import { reportOutcome } from './call-outcome.js';
+import type { CallUi } from './call-ui.js';
+import { followTask, isTerminal } from './follow-task.js';
+import { answerInputRequests, UnsupportedInputError } from './input-requests.js';
+import { LineReader } from './line-reader.js';
+import { McpHttpClient, RpcError, TransportError, type JsonObject } from './mcp-http-client.js';
+import { plainDisplay, terminalDisplay } from './progress-display.js';
+import { printable } from '../printable.js';
+
+/** How long a Ctrl-C waits by default for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
+export const DEFAULT_CANCEL_WAIT_MS = 10_000;
+/** Input rounds on the original request (MRTR) before the call gives up on a server that keeps asking. */
+const MAX_INPUT_ROUNDS = 32;
+
+export interface CallOptions {
+  readonly url: string;
+  readonly tool: string;
+  readonly pairs: readonly string[];
+  readonly argsJson: string | undefined;
+  readonly token: string | undefined;
+  readonly json: boolean;
+  readonly follow: boolean;
+  readonly cancelWaitMs: number;
+}
+
+/** `mcp-tasks call`: one tool call followed to its end, and the exit code it ends with. */
+export async function runCall(options: CallOptions, io: CommandIo, terminal: CommandTerminal): Promise<number> {
+  const client = new McpHttpClient(options.url, options.token);
+  // `work` stops the call at the first Ctrl-C; `quit` stops everything (the cancel too) on the way out.
+  const work = new AbortController();
+  const quit = new AbortController();
+  let interrupts = 0;
+  let interrupted!: () => void;
+  let quitNow!: () => void;
+  const firstInterrupt = new Promise<'interrupt'>((resolve) => (interrupted = () => resolve('interrupt')));
+  const secondInterrupt = new Promise<'quit'>((resolve) => (quitNow = () => resolve('quit')));
+  const onInterrupt = () => {
+    interrupts += 1;
+    if (interrupts === 1) interrupted();
+    else quitNow();
+  };
+  const display = terminal.isTTY ? terminalDisplay(terminal.output, terminal.columns) : plainDisplay(io.err);
+  const reader = new LineReader(terminal.input, terminal.output, terminal.isTTY, onInterrupt);
+  const ui: CallUi = { display, reader, say: (line) => display.say(line) };
+  const stopListening = terminal.onInterrupt(onInterrupt);
+  let taskId: string | undefined;
+  try {
+    const running = call(client, options, ui, work.signal, (id) => (taskId = id));
+    running.catch(() => undefined);
+    const first = await Promise.race([running, firstInterrupt]);
+    if (first !== 'interrupt') {
+      display.stop();
+      return reportOutcome(first, options.json, io);
+    }
+    work.abort(new Error('interrupted'));
+    reader.close();
+    if (taskId === undefined) {
+      display.stop();
+      io.err('mcp-tasks: interrupted before the server created a task');
+      return ExitCode.interrupted;
+    }
+    display.stop();
+    io.err(`Cancelling task ${taskId}; waiting up to ${options.cancelWaitMs / 1000} s for it to stop (Ctrl-C again to quit now)`);
+    const stopped = await Promise.race([cancelAndWait(client, taskId, AbortSignal.any([AbortSignal.timeout(options.cancelWaitMs), quit.signal]), io), secondInterrupt]);
+    if (stopped === 'quit') {
+      io.err(`mcp-tasks: quit without waiting; task ${taskId} may still be running`);
+      return ExitCode.interrupted;
+    }
+    if (stopped === undefined) {
+      io.err(`mcp-tasks: task ${taskId} did not read cancelled within ${options.cancelWaitMs / 1000} s; it may still be running`);
+      return ExitCode.interrupted;
+    }
+    if (stopped['status'] === 'cancelled') {
+      io.err(`Task ${taskId} cancelled.`);
+      return ExitCode.interrupted;
+    }
+    // It ended some other way before the cancel reached it: that is its outcome.
+    return reportOutcome({ task: stopped }, options.json, io);
+  } catch (error) {
+    display.stop();
+    return reportError(error, io);
+  } finally {
+    stopListening();
+    reader.close();
+    display.stop();
+    work.abort();
+    quit.abort();
+  }
+}
+
+async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, signal: AbortSignal, onTask: (id: string) => void): Promise<{ result: JsonObject } | { task: JsonObject }> {
+  const args = callArguments(options.pairs, options.argsJson, await inputSchema(client, options.tool, signal));
+  let result = await client.request('tools/call', { name: options.tool, arguments: args }, signal);
+  // Input the tool asks for before a task exists comes back on the request itself (MRTR): the
+  // request is sent again with the answers and the server's requestState.
+  for (let round = 0; result['resultType'] === 'input_required'; round += 1) {
+    if (round >= MAX_INPUT_ROUNDS) throw new TransportError(`tools/call: the server asked for input ${MAX_INPUT_ROUNDS} times; giving up`);
+    const inputResponses = await answerInputRequests((result['inputRequests'] ?? {}) as JsonObject, new Set(), ui.reader, ui.say);
+    ui.reader.pause();
+    const retry: JsonObject = { name: options.tool, arguments: args, inputResponses };
+    if (result['requestState'] !== undefined) retry['requestState'] = result['requestState'];
+    result = await client.request('tools/call', retry, signal);
+  }
+  if (result['resultType'] !== 'task') return { result };
+  if (typeof result['taskId'] !== 'string') throw new TransportError('tools/call: the server answered with a task that has no taskId');
+  onTask(result['taskId']);
+  ui.say(`Task ${printable(result['taskId'])} created.`);
+  return { task: await followTask(client, result, options.follow, ui, signal) };
+}
+
+/** The tool's input schema from tools/list (all pages); undefined when the server does not list it. */
+async function inputSchema(client: McpHttpClient, tool: string, signal: AbortSignal): Promise<JsonObject | undefined> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page += 1) {
+    let listed: JsonObject;
+    try {
+      listed = await client.request('tools/list', cursor === undefined ? {} : { cursor }, signal);
+    } catch (error) {
+      if (error instanceof RpcError) return undefined;
+      throw error;
+    }
+    const found = ((listed['tools'] ?? []) as JsonObject[]).find((t) => t['name'] === tool);
+    if (found) return found['inputSchema'] as JsonObject | undefined;
+    if (typeof listed['nextCursor'] !== 'string') return undefined;
+    cursor = listed['nextCursor'];
+  }
+  return undefined;
+}
+
+/** tasks/cancel, then tasks/get until the task is terminal; undefined if it is not before `deadline` aborts. */
+async function cancelAndWait(client: McpHttpClient, taskId: string, deadline: AbortSignal, io: CommandIo): Promise<JsonObject | undefined> {
+  try {
+    await client.request('tasks/cancel', { taskId }, deadline);
+  } catch (error) {
+    if (deadline.aborted) return undefined;
+    // A task that ended already refuses the cancel; tasks/get below says how it ended.
+    if (!(error instanceof RpcError)) throw error;
+    io.err(`tasks/cancel: ${error.message}`);
+  }
+  while (!deadline.aborted) {
+    try {
+      const task = await client.request('tasks/get', { taskId }, deadline);
+      if (isTerminal(task)) return task;
+    } catch (error) {
+      if (deadline.aborted) return undefined;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
+}
+
+function reportError(error: unknown, io: CommandIo): number {
+  if (error instanceof RpcError) {
+    io.err(`mcp-tasks: ${error.method}: ${printable(error.message)} (JSON-RPC error ${error.code})`);
+    return ExitCode.failed;
+  }
+  if (error instanceof TransportError || error instanceof UnsupportedInputError) {
+    io.err(`mcp-tasks: ${error.message}`);
+    return ExitCode.failed;
+  }
+  throw error;
+}

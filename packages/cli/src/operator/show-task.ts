@@ -1,0 +1,53 @@
+import type { OperatorTaskDetail, PostgresOperator } from '@mcp-tasks/postgres';
+import type { CommandIo } from '../command.js';
+import { CommandError } from '../command-errors.js';
+import { ExitCode } from '../exit-codes.js';
+import { formatAge } from './duration.js';
+import { printable } from '../printable.js';
+import { describeValue, redactedValue } from './redacted-value.js';
+
+/** `tasks show ID`: the task's row; what its owner gave and got only as keys and sizes unless `reveal`. */
+export async function showTask(operator: PostgresOperator, taskId: string, reveal: boolean, json: boolean, io: CommandIo): Promise<number> {
+  const task = await operator.getTask(taskId);
+  if (task === undefined) throw new CommandError(`no task ${JSON.stringify(taskId)} (it may have been swept after its TTL)`);
+  if (json) {
+    io.out(JSON.stringify(taskJson(task, reveal), null, 2));
+    return ExitCode.ok;
+  }
+  const now = Date.now();
+  const when = (date: Date | null) => (date === null ? 'never' : `${date.toISOString()} (${formatAge(Math.abs(now - date.getTime()))} ${date.getTime() > now ? 'from now' : 'ago'})`);
+  const lines = [
+    `Task ${task.taskId}`,
+    `  status         ${task.status}${task.expired ? ' (expired: its owner no longer sees it)' : ''}`,
+    `  message        ${task.statusMessage ?? '-'}`,
+    `  tool           ${task.tool}`,
+    `  owner          ${task.owner.subject} (client ${task.owner.clientId || '-'}, server ${task.owner.server || '-'}, resource ${task.owner.resource || '-'})`,
+    `  node           ${task.nodeId ?? '-'}`,
+    `  created        ${when(task.createdAt)}`,
+    `  last updated   ${when(task.lastUpdatedAt)}`,
+    `  expires        ${when(task.expiresAt)}`,
+    `  poll interval  ${task.pollIntervalMs} ms`,
+  ];
+  const inputs = Object.entries(task.inputs);
+  lines.push(`  input requests ${inputs.length === 0 ? 'none' : ''}`.trimEnd());
+  for (const [key, input] of inputs) {
+    const method = String((input.request as { method?: unknown }).method ?? '?');
+    const answer = input.response === undefined ? 'not answered' : `answered: ${describeValue(input.response, reveal)}`;
+    lines.push(`    ${key}  ${method}, request ${describeValue(input.request, reveal)}; ${answer}`);
+  }
+  lines.push(`  result         ${describeValue(task.result, reveal)}`);
+  // The error's code says what kind of failure it was without showing the owner's data.
+  lines.push(`  error          ${task.error === null ? 'none' : `code ${task.error.code}; ${describeValue(task.error, reveal)}`}`);
+  // Each line may carry what a tool or a client wrote: nothing in it may drive the terminal.
+  io.out(lines.map((line) => printable(line)).join('\n'));
+  return ExitCode.ok;
+}
+
+function taskJson(task: OperatorTaskDetail, reveal: boolean): unknown {
+  return {
+    ...task,
+    inputs: Object.fromEntries(Object.entries(task.inputs).map(([key, input]) => [key, { request: redactedValue(input.request, reveal), response: redactedValue(input.response, reveal) }])),
+    result: redactedValue(task.result, reveal),
+    error: task.error === null ? null : reveal ? task.error : { code: task.error.code, ...(redactedValue(task.error, false) as object) },
+  };
+}

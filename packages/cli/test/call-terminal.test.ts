@@ -1,0 +1,89 @@
+// `mcp-tasks call` on a pseudo-terminal (tmux), against a real demo node process: the live
+// progress bar, questions answered by typed keys, and Ctrl-C.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
+import { rpc } from '../../../test/server-raw-client.js';
+import { bin } from './support/run-mcp-tasks.js';
+import { startTmux, tmuxUnavailable, type TmuxSession } from './support/tmux-session.js';
+
+const skip = tmuxUnavailable();
+
+describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
+  let demo: DemoProcess;
+  before(async () => {
+    // An in-memory node: no DATABASE_URL (the test runner's would be shared by every file).
+    demo = await spawnDemoNode('call-terminal-test', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '50' });
+  });
+  after(() => demo?.child.kill('SIGKILL'));
+
+  async function call(t: { after(fn: () => Promise<void>): void }, ...args: string[]): Promise<TmuxSession> {
+    const session = await startTmux([process.execPath, bin, 'call', demo.url, ...args]);
+    t.after(() => session.close());
+    return session;
+  }
+
+  it('draws a progress bar that moves as the task reports n/total, then prints the result', async (t) => {
+    const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=5', '--arg', 'delayMs=200');
+    const bars = new Set<string>();
+    const start = Date.now();
+    while (Date.now() - start < 15_000) {
+      const screen = await session.screen();
+      const bar = /\[(#*-*)\] \d+% (\d)\/5/.exec(screen);
+      if (bar) bars.add(bar[2]!);
+      if (/Exported 5 of 5 files\./.test(screen)) break;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    assert.ok(bars.size >= 2, `the bar moved through ${[...bars].join(', ') || 'nothing'}`);
+    assert.equal(await session.exitCode(10_000), 0);
+    const screen = await session.screen();
+    assert.match(screen, /Exported 5 of 5 files\./);
+    assert.doesNotMatch(screen, /\[#+-*\]/, 'the bar is gone once the result is printed');
+  });
+
+  it('asks a task\'s elicitation in the terminal and sends what is typed', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
+    await session.until(/The server asks: Delete report\.pdf\?\nAnswer\? \[a\]ccept, \[d\]ecline, \[c\]ancel/, 15_000);
+    await session.keys('a', 'Enter');
+    await session.until(/confirm \(Delete the file\) \* \[y\/n\]:\s*$/, 5_000);
+    await session.keys('x', 'Enter');
+    await session.until(/Type y or n\./, 5_000);
+    await session.keys('y', 'Enter');
+    assert.equal(await session.exitCode(10_000), 0, await session.screen());
+    assert.match(await session.screen(), /Deleted report\.pdf\./);
+  });
+
+  it('Ctrl-C cancels the running task, waits until it reads cancelled, and exits 130', async (t) => {
+    const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=500', '--arg', 'delayMs=100');
+    const shown = await session.until(/\[#*-+\] \d+% [1-9]\d*\/500/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+    assert.match(await session.screen(), new RegExp(`Cancelling task ${taskId}; waiting up to 10 s[\\s\\S]*Task ${taskId} cancelled\\.`));
+    const task = await rpc(demo.url, 'tasks/get', { taskId });
+    assert.equal(task.result?.['status'], 'cancelled');
+  });
+
+  it('Ctrl-C while a question is open cancels the task too', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
+    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+  });
+
+  it('Ctrl-C after a question was answered still cancels the task (the terminal is given back)', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf', '--arg', 'delayMs=3000');
+    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('a', 'Enter');
+    await session.until(/\[y\/n\]:\s*$/, 5_000);
+    await session.keys('y', 'Enter');
+    // The answer is in; the tool now sleeps for 3 s before it finishes.
+    await session.until(/\[y\/n\]: y\n.*working/, 5_000);
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+  });
+});

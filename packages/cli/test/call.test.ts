@@ -1,0 +1,127 @@
+// `mcp-tasks call` not on a terminal, against real demo node processes: what lands on stdout,
+// stderr and in the exit code.
+import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
+import { mcpTasks } from './support/run-mcp-tasks.js';
+
+describe('mcp-tasks call, not on a terminal', { timeout: 120_000 }, () => {
+  let demo: DemoProcess;
+  // Polls every 5 s: only a client that listens sees this node's tasks end quickly.
+  let slowPolls: DemoProcess;
+  before(async () => {
+    [demo, slowPolls] = await Promise.all([
+      // In-memory nodes: no DATABASE_URL (the test runner's would be shared by every file).
+      spawnDemoNode('call-test', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '100' }),
+      spawnDemoNode('call-test-slow-polls', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '5000' }),
+    ]);
+  });
+  after(() => {
+    demo?.child.kill('SIGKILL');
+    slowPolls?.child.kill('SIGKILL');
+  });
+
+  it('prints an ordinary tool\'s text result on stdout and exits 0', async () => {
+    const run = await mcpTasks(['call', demo.url, 'greet', '--arg', 'name=Ann']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'Hello, Ann!\n');
+  });
+
+  it('follows a task to its end and prints its result on stdout, with one line per state on stderr', async () => {
+    const run = await mcpTasks(['call', demo.url, 'slow_compute', '--args', '{"seconds": 0.3}']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'Computed result after 0.3s\n');
+    assert.match(run.stderr, /^Task (\S+) created\.\ntask \1: working\n(task \1: working.*\n)*task \1: completed\n$/);
+  });
+
+  it('shows each progress step of a task (n/total) on its own line', async () => {
+    const run = await mcpTasks(['call', demo.url, 'export', '--arg', 'project=demo', '--arg', 'files=3', '--arg', 'delayMs=300']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'Exported 3 of 3 files.\n');
+    for (const step of ['1/3', '2/3']) assert.match(run.stderr, new RegExp(`working \\(${step}\\)`));
+  });
+
+  it('--json prints the whole result as JSON', async () => {
+    const run = await mcpTasks(['call', demo.url, 'slow_compute', '--arg', 'seconds=0', '--json']);
+    assert.equal(run.code, 0, run.stderr);
+    const result = JSON.parse(run.stdout);
+    assert.deepEqual(result.content, [{ type: 'text', text: 'Computed result after 0s' }]);
+  });
+
+  it('a task that failed with a JSON-RPC error prints the error on stderr and exits 1', async () => {
+    const run = await mcpTasks(['call', demo.url, 'protocol_error_job']);
+    assert.equal(run.code, 1);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /mcp-tasks: task \S+ failed: The job hit an internal protocol error \(JSON-RPC error -32603\)/);
+  });
+
+  it('a tool that reports an error (isError) prints it on stderr and exits 5', async () => {
+    const run = await mcpTasks(['call', demo.url, 'failing_job']);
+    assert.equal(run.code, 5);
+    assert.match(run.stderr, /the tool reported an error: The job failed/);
+  });
+
+  it('a JSON-RPC error answering the call itself is printed with its code, exit 1', async () => {
+    const run = await mcpTasks(['call', demo.url, 'no_such_tool']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /mcp-tasks: tools\/call: .*no_such_tool.*\(JSON-RPC error -32602\)/);
+  });
+
+  it('types --arg values by the tool\'s input schema: numbers where it says number, strings where it says string', async () => {
+    const greet = await mcpTasks(['call', demo.url, 'greet', '--arg', 'name=007']);
+    assert.equal(greet.stdout, 'Hello, 007!\n', greet.stderr);
+    const exported = await mcpTasks(['call', demo.url, 'export', '--arg', 'project=42', '--arg', 'files=2', '--arg', 'delayMs=0']);
+    assert.equal(exported.stdout, 'Exported 2 of 2 files.\n', exported.stderr);
+    const wrong = await mcpTasks(['call', demo.url, 'export', '--arg', 'project=p', '--arg', 'files=many']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /--arg files must be a number \(got "many"\)/);
+  });
+
+  it('answers a task\'s elicitation from the lines on stdin, through tasks/update', async () => {
+    const accepted = await mcpTasks(['call', demo.url, 'confirm_delete', '--arg', 'filename=r.pdf'], {}, { input: 'a\ny\n' });
+    assert.equal(accepted.code, 0, accepted.stderr);
+    assert.equal(accepted.stdout, 'Deleted r.pdf.\n');
+    assert.match(accepted.stderr, /The server asks: Delete r\.pdf\?/);
+    const declined = await mcpTasks(['call', demo.url, 'confirm_delete', '--arg', 'filename=r.pdf'], {}, { input: 'd\n' });
+    assert.equal(declined.stdout, 'Kept r.pdf.\n', declined.stderr);
+  });
+
+  it('answers input the tool asks for before a task exists (on the request itself) and sends the request again', async () => {
+    const run = await mcpTasks(['call', demo.url, 'test_tool_with_task'], {}, { input: 'a\nAnn\n' });
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /What is your name\?/);
+    assert.match(run.stdout, /Ann/);
+  });
+
+  it('--follow follows the task with subscriptions/listen, not at the server\'s poll interval', async () => {
+    const run = await mcpTasks(['call', slowPolls.url, 'export', '--arg', 'project=p', '--arg', 'files=3', '--arg', 'delayMs=100', '--follow']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'Exported 3 of 3 files.\n');
+    // Polling would wait 5 s before its first tasks/get.
+    assert.ok(run.ms < 4_000, `took ${Math.round(run.ms)} ms`);
+    assert.match(run.stderr, /working \(1\/3\)/);
+  });
+
+  it('a server out of reach or a URL that is not http is a clear error', async () => {
+    const port = await closedPort();
+    const unreachable = await mcpTasks(['call', `http://127.0.0.1:${port}/mcp`, 'greet']);
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, new RegExp(`could not reach http://127\\.0\\.0\\.1:${port}/mcp: ECONNREFUSED`));
+    const notHttp = await mcpTasks(['call', 'ftp://example.com/mcp', 'greet']);
+    assert.equal(notHttp.code, 2);
+    assert.match(notHttp.stderr, /must start with http:\/\/ or https:\/\//);
+    const missing = await mcpTasks(['call', demo.url]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /needs a URL and a TOOL/);
+  });
+});
+
+/** A port nothing listens on (one that was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

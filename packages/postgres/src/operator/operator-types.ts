@@ -1,0 +1,56 @@
+import type { TaskRecord, TaskStatus } from '@mcp-tasks/core';
+
+/** Which tasks `tasks list` shows; every field narrows, none given: all of them. */
+export interface OperatorTaskFilter {
+  readonly status?: TaskStatus;
+  readonly tool?: string;
+  readonly nodeId?: string;
+  /** The owner's subject (the token's `sub`, or the host's scope without authorization). */
+  readonly ownerSubject?: string;
+  /** Only tasks created at least this long ago. */
+  readonly olderThanMs?: number;
+  /** At most this many, newest first (default 50). */
+  readonly limit?: number;
+}
+
+/** One line of `tasks list`: what an operator needs to spot a stuck task, nothing of its data. */
+export interface OperatorTaskSummary {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  readonly tool: string;
+  readonly ownerSubject: string;
+  readonly nodeId: string | null;
+  readonly statusMessage: string | null;
+  readonly createdAt: Date;
+  readonly lastUpdatedAt: Date;
+  /** Past its TTL: the owner can no longer read it; the sweeper deletes it. */
+  readonly expired: boolean;
+}
+
+/** A task's whole row for `tasks show`, whoever owns it. */
+export interface OperatorTaskDetail extends TaskRecord {
+  readonly expired: boolean;
+}
+
+/** What an operator cancel did: the row after it, and whether this cancel changed it. */
+export interface OperatorCancelResult {
+  readonly task: OperatorTaskDetail;
+  /** False when the task was terminal (or expired) already: nothing changed. */
+  readonly cancelled: boolean;
+}
+
+/** One node of `nodes`, by its lease row. */
+export interface OperatorNodeSummary {
+  readonly nodeId: string;
+  readonly startedAt: Date;
+  readonly renewedAt: Date;
+  readonly leaseExpiresAt: Date;
+  /** Milliseconds since the node last renewed its lease, by the database clock. */
+  readonly leaseAgeMs: number;
+  readonly expired: boolean;
+  /** Its live tasks (working or input_required). */
+  readonly running: number;
+}
+
+/** The status message an operator cancel leaves on the task, so its owner sees who stopped it. */
+export const OPERATOR_CANCEL_MESSAGE = 'Cancelled by an operator';

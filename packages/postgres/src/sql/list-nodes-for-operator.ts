@@ -1,0 +1,33 @@
+import { sql } from 'kysely';
+import type { OperatorNodeSummary } from '../operator/operator-types.js';
+import { isLive } from '../schema/task-predicates.js';
+import type { SqlContext } from './sql-context.js';
+
+/** Every node with a lease row: lease age and health by the database clock, and its live tasks. */
+export async function listNodesForOperator(context: SqlContext): Promise<OperatorNodeSummary[]> {
+  const { rows } = await sql<{
+    node_id: string;
+    started_at: Date;
+    renewed_at: Date;
+    lease_expires_at: Date;
+    lease_age_ms: string;
+    expired: boolean;
+    running: string;
+  }>`
+    SELECT n.node_id, n.started_at, n.renewed_at, n.lease_expires_at,
+           floor(extract(epoch FROM now() - n.renewed_at) * 1000)::bigint AS lease_age_ms,
+           n.lease_expires_at <= now() AS expired,
+           (SELECT count(*) FROM ${context.tasks} t WHERE t.node_id = n.node_id AND ${isLive}) AS running
+      FROM ${context.nodes} n
+     ORDER BY n.node_id
+  `.execute(context.db);
+  return rows.map((row) => ({
+    nodeId: row.node_id,
+    startedAt: row.started_at,
+    renewedAt: row.renewed_at,
+    leaseExpiresAt: row.lease_expires_at,
+    leaseAgeMs: Number(row.lease_age_ms),
+    expired: row.expired,
+    running: Number(row.running),
+  }));
+}
