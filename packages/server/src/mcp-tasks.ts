@@ -82,17 +82,13 @@ interface PreparedTools {
 
 /**
  * MCP tasks for servers built on `McpServer`: one instance per process owns the task runtime;
- * {@link register} adds task tools, `tasks/get|update|cancel` and the capability to each
- * `McpServer` the handler factory builds. Ordinary tools stay ordinary `registerTool` calls.
+ * {@link handler} returns the whole MCP endpoint (task tools, ordinary tools, `tasks/*`, the
+ * listen edge, the body checks). Ordinary tools stay ordinary `registerTool` calls.
  *
  * ```ts
- * const tasks = new McpTasks({ store });
- * const handler = createMcpHandler(() => {
- *   const server = new McpServer({ name: 'files', version: '1.0.0' });
- *   server.registerTool('greet', { ... }, greet);
- *   tasks.register(server, [exportTool]);
- *   return server;
- * });
+ * const tasks = new McpTasks({ store, node });
+ * const handler = tasks.handler({ name: 'files', version: '1.0.0', tools: [exportTool], register: (server) => server.registerTool(...) });
+ * http.createServer(toNodeHandler(handler)).listen(3000);
  * ```
  */
 export class McpTasks {
