@@ -1,10 +1,11 @@
 // A stranger's view of the packages: only what `npm pack` puts in the tarballs, installed into a
 // fresh project (from the npm cache the workspace install filled, so it needs no network when the
 // cache is warm), type-checked strict with skipLibCheck off, run against PostgreSQL, bundled with
-// esbuild and run with no node_modules beside the bundle.
+// esbuild and run with no node_modules beside the bundle. The examples (standalone server, client)
+// are installed the same way and run against each other.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { copyFile, cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -164,5 +165,62 @@ describe('packages installed from their npm pack tarballs', { timeout: 420_000 }
     const status = await run(bin, ['status', '--schema', 'consumer'], { cwd: consumer, env, timeoutMs: 20_000 });
     assert.equal(status.code, 0, status.stdout + status.stderr);
     assert.match(status.stdout, /Up to date\./);
+  });
+
+  it('the standalone server example, installed from the tarballs, lets the client example complete a task with an elicitation', async () => {
+    const examples = path.join(work, 'examples');
+    const tarballs = packed.filter((p) => p.name !== '@mcp-tasks/cli').map((p) => path.join(work, p.filename));
+    const build = async (name: string, withTarballs: boolean) => {
+      const dir = path.join(examples, name);
+      await cp(path.join(root, 'examples', name), dir, { recursive: true, filter: (source) => !/[/\\](node_modules|dist)$/.test(source) });
+      const pkg = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+      // The registry dependencies at the versions the workspace tests (from the npm cache); @mcp-tasks/* from the tarballs.
+      const registry = Object.keys({ ...pkg['dependencies'], ...pkg['devDependencies'] }).filter((n) => !n.startsWith('@mcp-tasks/'));
+      const pinned = await Promise.all(registry.map(async (n) => `${n}@${await installedVersion(n)}`));
+      const install = await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', ...(withTarballs ? tarballs : []), ...pinned], { cwd: dir, timeoutMs: 150_000 });
+      assert.equal(install.code, 0, `${name}: ${install.stderr}`);
+      const tsc = await run(process.execPath, [path.join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir, timeoutMs: 60_000 });
+      assert.equal(tsc.code, 0, `${name}: ${tsc.stdout}${tsc.stderr}`);
+      return dir;
+    };
+    const serverDir = await build('standalone-server', true);
+    const clientDir = await build('client', false);
+    assert.match(await readFile(path.join(serverDir, 'node_modules/@mcp-tasks/server/package.json'), 'utf8'), /"version"/, 'the server package came from its tarball');
+
+    const server = spawn(process.execPath, ['dist/server.js'], { cwd: serverDir, env: { ...process.env, DATABASE_URL: database.url, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let serverErr = '';
+    server.stderr!.on('data', (chunk: Buffer) => (serverErr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`the server did not start within 30 s: ${out}${serverErr}`)), 30_000);
+        server.stdout!.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const match = /listening on (\S+)/.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`the server exited with ${code}: ${out}${serverErr}`));
+        });
+      });
+      const client = await run(process.execPath, ['dist/client.js', url, 'publish', '{"project":"site"}'], { cwd: clientDir, timeoutMs: 30_000 });
+      assert.equal(client.code, 0, client.stderr);
+      assert.match(client.stderr, /^task \S+$/m, 'the call became a task');
+      assert.match(client.stderr, /the server asks: Publish site\?/);
+      const result = JSON.parse(client.stdout) as { content: { text: string }[]; structuredContent: unknown };
+      assert.equal(result.content[0]?.text, 'Published site.');
+      assert.deepEqual(result.structuredContent, { project: 'site', published: true });
+    } finally {
+      server.kill('SIGTERM');
+      const timer = setTimeout(() => server.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    assert.equal(await exited, 0, `the server stops cleanly on SIGTERM: ${serverErr}`);
   });
 });

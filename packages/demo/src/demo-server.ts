@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
 import { logSafe, type TaskNode } from '@mcp-tasks/core';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
 import type { DemoConfig } from './config.js';
@@ -57,18 +56,10 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
   });
-  // Each McpServer's name is the server part of its tasks' owners. tasks.listen serves
-  // subscriptions/listen with taskIds (notifications/tasks) in front of the SDK's handler.
+  // Each server's name is the server part of its tasks' owners. tasks.handler is the whole
+  // endpoint: task tools, tasks/*, notifications/tasks on subscriptions/listen, the body checks.
   const handlerFor = (name: string) =>
-    tasks.listen(createMcpHandler(
-      (context) => {
-        const server = new McpServer({ name, version: '0.1.0' });
-        registerGreet(server);
-        tasks.register(server, taskTools, context);
-        return server;
-      },
-      { onerror: (error) => console.error(`demo: mcp error: ${logSafe(error)}`) },
-    ), { serverName: name, serverInfo: { name, version: '0.1.0' }, onerror: (error) => console.error(`demo: task listen error: ${logSafe(error)}`) });
+    tasks.handler({ name, version: '0.1.0', tools: taskTools, register: registerGreet, onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`) });
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;

@@ -1,4 +1,5 @@
-export { McpTasks, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
+export { McpTasks, type McpTasksHandlerOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
+export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 export {
   defineTool,

@@ -1,10 +1,25 @@
 import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
-import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type Implementation, type JSONRPCRequest, type McpHttpHandler, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  McpServer,
+  requireScopes,
+  type AuthInfo,
+  type CreateMcpHandlerOptions,
+  type Implementation,
+  type JSONRPCRequest,
+  type McpHttpHandler,
+  type McpRequestContext,
+  type McpServerOptions,
+  type Result,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { TaskReadMemo } from './auth/task-read-memo.js';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
+import { withBodyChecks } from './handlers/with-body-checks.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
@@ -14,6 +29,8 @@ import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } fr
 import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
 import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
+import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
+import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
 export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
@@ -33,8 +50,6 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly maxArgumentBytes?: number;
 }
 
-type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
-
 /** Options of {@link McpTasks.listen}. */
 export interface McpTasksListenOptions extends Pick<TaskListenOptions, 'keepAliveMs' | 'maxTaskIds' | 'onerror'> {
   /** The name of the `McpServer`s the handler's factory builds (the server part of their tasks' owners). Default: `serverName` of the options. */
@@ -43,25 +58,37 @@ export interface McpTasksListenOptions extends Pick<TaskListenOptions, 'keepAliv
   readonly serverInfo?: Implementation;
 }
 
-/** The SDK seams this adapter uses that the `McpServer` types do not show. */
-interface ServerSeams {
-  _serverInfo?: { name?: string };
-  _getRequestHandler(method: string): Handler | undefined;
+/** Options of {@link McpTasks.handler}. */
+export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAliveMs' | 'maxTaskIds'> {
+  /** The McpServer's name: the server part of its tasks' owners, so every node must use the same one. */
+  readonly name: string;
+  readonly version: string;
+  /** The task tools ({@link defineTool}). */
+  readonly tools?: readonly AnyTaskTool[];
+  /** Adds the ordinary SDK tools, resources and prompts to each request's McpServer (`server.registerTool(...)`). */
+  readonly register?: (server: McpServer, context: McpRequestContext) => void;
+  /** The McpServer's options (instructions, capabilities, ...). */
+  readonly serverOptions?: McpServerOptions;
+  /** `createMcpHandler`'s options (legacy, responseMode, bus, ...); `onerror` is the one below. */
+  readonly handlerOptions?: Omit<CreateMcpHandlerOptions, 'onerror'>;
+  /** Errors that do not reach the client, from the SDK's handler and from task listen streams. */
+  readonly onerror?: (error: Error) => void;
+}
+
+interface PreparedTools {
+  readonly byName: ReadonlyMap<string, TaskTool>;
+  readonly registrations: ReadonlyArray<{ readonly tool: TaskTool; readonly config: ReturnType<typeof toolConfig> }>;
 }
 
 /**
  * MCP tasks for servers built on `McpServer`: one instance per process owns the task runtime;
- * {@link register} adds task tools, `tasks/get|update|cancel` and the capability to each
- * `McpServer` the handler factory builds. Ordinary tools stay ordinary `registerTool` calls.
+ * {@link handler} returns the whole MCP endpoint (task tools, ordinary tools, `tasks/*`, the
+ * listen edge, the body checks). Ordinary tools stay ordinary `registerTool` calls.
  *
  * ```ts
- * const tasks = new McpTasks({ store });
- * const handler = createMcpHandler(() => {
- *   const server = new McpServer({ name: 'files', version: '1.0.0' });
- *   server.registerTool('greet', { ... }, greet);
- *   tasks.register(server, [exportTool]);
- *   return server;
- * });
+ * const tasks = new McpTasks({ store, node });
+ * const handler = tasks.handler({ name: 'files', version: '1.0.0', tools: [exportTool], register: (server) => server.registerTool(...) });
+ * http.createServer(toNodeHandler(handler)).listen(3000);
  * ```
  */
 export class McpTasks {
@@ -76,6 +103,7 @@ export class McpTasks {
   readonly #node: TaskNode | undefined;
 
   constructor(options: McpTasksOptions = {}) {
+    assertSdkSeams();
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
@@ -90,10 +118,36 @@ export class McpTasks {
   }
 
   /**
+   * The whole MCP endpoint in one call: a `createMcpHandler` handler whose per-request
+   * `McpServer` (named `name`, the server part of its tasks' owners) has the task `tools`, the
+   * ordinary tools `register` adds, `tasks/get|update|cancel` and the extension capability; in
+   * front of it the `notifications/tasks` listen edge ({@link listen}) and the body checks
+   * ({@link checkRequestBody}). Serve it as the SDK's own handler:
+   * `handler.fetch(request, { authInfo, parsedBody })` (node:http through
+   * `@modelcontextprotocol/node`, Express, Hono, or any fetch host). {@link drain} and
+   * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
+   */
+  handler(options: McpTasksHandlerOptions): TaskListenHandler {
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, ...listenOptions } = options;
+    const prepared = this.#prepare(tools);
+    const sdkHandler = createMcpHandler(
+      (context) => {
+        const server = new McpServer({ name, version }, serverOptions);
+        register?.(server, context);
+        this.#install(server, prepared, name, context.requestInfo);
+        return server;
+      },
+      { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
+    );
+    const listen = this.listen(sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    return withBodyChecks(listen);
+  }
+
+  /**
    * Adds `tools` to `server` (listed with `execution.taskSupport`), serves them as tasks to
    * requests that declare the extension, and adds `tasks/get`, `tasks/update`, `tasks/cancel`
    * and the extension capability. Call it once per `McpServer` instance (with `createMcpHandler`,
-   * in the factory).
+   * in the factory). {@link handler} does this, and the rest of the wiring, in one call.
    *
    * With authorization, a tool's `scopes` are its SDK scope challenge (403 `insufficient_scope`
    * before the call is handled), and every `tasks/*` request on its tasks gets the same challenge
@@ -101,62 +155,55 @@ export class McpTasks {
    * that check resolves the owner from the same HTTP request as the handlers.
    */
   register(server: McpServer, tools: readonly AnyTaskTool[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
-    const seams = server.server as unknown as ServerSeams;
-    const serverName = this.#serverName ?? seams._serverInfo?.name ?? 'mcp-server';
-    const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
-      Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
-    const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? context?.requestInfo);
-    const byName = new Map<string, TaskTool>();
+    this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context?.requestInfo);
+  }
 
-    for (const erased of tools) {
+  /** What registering `tools` needs that does not depend on the request: done once per handler. */
+  #prepare(tools: readonly AnyTaskTool[]): PreparedTools {
+    const byName = new Map<string, TaskTool>();
+    const registrations = tools.map((erased) => {
       // Sound by construction: the adapter only ever calls a tool with what its own schema parsed.
       const tool = erased as unknown as TaskTool;
+      if (byName.has(tool.name)) throw new Error(`McpTasks: two task tools are named ${tool.name}`);
       byName.set(tool.name, tool);
+      return { tool, config: toolConfig(tool) };
+    });
+    return { byName, registrations };
+  }
+
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, requestInfo: Request | undefined): void {
+    const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
+      Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
+    const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? requestInfo);
+
+    for (const { tool, config } of prepared.registrations) {
       const registered = server.registerTool(
         tool.name,
-        {
-          title: tool.title,
-          description: tool.description,
-          inputSchema: tool.input,
-          annotations: tool.annotations,
-          ...(tool.scopes.length > 0 ? { scopeChallenge: requireScopes(...(tool.scopes as [string, ...string[]])) } : {}),
-        },
+        config,
         (async (args: unknown, ctx: ServerContext) => runInline(tool, args, await ownerOf(ctx), ctx)) as never,
       );
-      if (this.enabled) {
-        // registerTool has no `execution` option; tools/list reads it from the registered tool.
-        (registered as { execution?: { taskSupport: string } }).execution = { taskSupport: tool.task };
-      }
+      if (this.enabled) setTaskSupport(registered, tool.task);
     }
     if (!this.enabled) return;
 
-    const deps: HandlerDeps = { runtime: this.runtime, ownerOf };
+    // One memo per McpServer, so per request: the scope challenge's read serves the handler.
+    const memo = new TaskReadMemo();
+    const deps: HandlerDeps = { runtime: this.runtime, ownerOf, memo };
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-    // The SDK asks McpServer.resolveScopeChallenge before dispatching each request (a seam it
-    // marks internal; test/auth-*.test.ts covers it): tasks/* get their task's scopes there.
-    const sdkChallenge = server.resolveScopeChallenge;
-    const taskChallenge = taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, context?.requestInfo) });
-    server.resolveScopeChallenge = (challengeContext) =>
-      TASK_METHODS.has(challengeContext.request.method) ? taskChallenge(challengeContext) : sdkChallenge(challengeContext);
+    challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
     server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
     server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
     server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', tasksCancel(deps)) as never);
+    if (prepared.byName.size === 0) return;
 
-    // A CreateTaskResult must leave unwrapped (the wrapped tools/call handler validates results
-    // as CallToolResult), so tools/call moves to the fallback handler and delegates to the
-    // McpServer's own handler for everything that is not a task.
-    const inline = seams._getRequestHandler('tools/call');
-    if (!inline) throw new Error('McpTasks.register: the McpServer has no tools/call handler');
-    server.server.removeRequestHandler('tools/call');
-    const previous = server.server.fallbackRequestHandler;
-    const toolsCall = taskToolsCall(deps, { tools: byName, inline, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
-    server.server.fallbackRequestHandler = async (request, ctx) => {
-      if (request.method === 'tools/call') return this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
-      if (previous) return previous(request, ctx);
-      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
-    };
+    // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
+    // CallToolResult); its own handler still serves everything that is not a task.
+    takeOverToolsCall(server, (own) => {
+      const toolsCall = taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
+      return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
+    });
   }
 
   /**
@@ -197,6 +244,20 @@ export class McpTasks {
     await this.#node?.stop();
     await this.runtime.store.close();
   }
+}
+
+/** What `registerTool` gets for a task tool: what tools/list shows, and the SDK's scope challenge. */
+function toolConfig(tool: TaskTool) {
+  return {
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.input,
+    annotations: tool.annotations,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.icons ? { icons: [...tool.icons] } : {}),
+    ...(tool._meta ? { _meta: { ...tool._meta } } : {}),
+    ...(tool.scopes.length > 0 ? { scopeChallenge: requireScopes(...(tool.scopes as [string, ...string[]])) } : {}),
+  };
 }
 
 function taskIdOf(params: unknown): { taskId?: string } {

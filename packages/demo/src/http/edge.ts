@@ -1,6 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { logSafe } from '@mcp-tasks/core';
-import { checkRequestBody } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import { validHost } from './host-header.js';
@@ -30,8 +29,8 @@ export interface EdgeOptions {
  * (readiness: PostgreSQL and the control listener), `GET /metrics` (behind `metricsToken` when one is
  * set), and MCP at `/mcp` (and each path of `mounts`). A request whose Host header is malformed
  * gets 400 on every path. With `auth`, the MCP paths need a bearer token (401 otherwise) and their
- * protected resource metadata is served. It parses the body itself, refuses what the SDK would
- * silently repair (`checkRequestBody`), and hands `{ parsedBody, authInfo }` to the MCP handler.
+ * protected resource metadata is served. It parses the body itself (bounded) and hands
+ * `{ parsedBody, authInfo }` to the MCP handler (`McpTasks.handler`, which checks the body).
  */
 export function createEdge(options: EdgeOptions): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -87,11 +86,6 @@ export function createEdge(options: EdgeOptions): RequestListener {
         parsedBody = JSON.parse(body);
       } catch (error) {
         return jsonRpcError(res, 400, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`);
-      }
-      const refusal = checkRequestBody(parsedBody);
-      if (refusal) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
-        return;
       }
     }
     const headers = new Headers();

@@ -1,6 +1,7 @@
 import { isWellFormedTaskId, type TaskOwner, type TaskStore } from '@mcp-tasks/core';
 import type { AuthInfo, ScopeChallenge, ScopeChallengeHandler } from '@modelcontextprotocol/server';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import type { TaskReadMemo } from './task-read-memo.js';
 import { missingScopes } from './task-scopes.js';
 
 /** The `tasks/*` methods that act on one task and need its scopes. */
@@ -11,6 +12,8 @@ export interface TaskScopeChallengeDeps {
   readonly store: Pick<TaskStore, 'get'>;
   /** The owner of a caller with this token, as the handlers resolve it. */
   ownerFor(authInfo: AuthInfo): Promise<TaskOwner>;
+  /** Where the task read here is left for the request's handler, which then does not read it again. */
+  readonly memo?: TaskReadMemo;
 }
 
 /**
@@ -30,11 +33,16 @@ export function taskScopeChallenge(deps: TaskScopeChallengeDeps): ScopeChallenge
     if (!declaresTasksExtension({ mcpReq: { envelope: params?._meta } })) return undefined;
     const taskId = params?.taskId;
     if (typeof taskId !== 'string' || !isWellFormedTaskId(taskId)) return undefined;
-    const task = await deps.store.get({ taskId, owner: await deps.ownerFor(authInfo) });
-    if (!task || missingScopes(task.scopes, authInfo).length === 0) return undefined;
-    return {
-      scopes: task.scopes as [string, ...string[]],
-      errorDescription: `This task needs scope ${task.scopes.join(' ')}`,
-    };
+    const ref = { taskId, owner: await deps.ownerFor(authInfo) };
+    const task = await deps.store.get(ref);
+    if (task && missingScopes(task.scopes, authInfo).length > 0) {
+      return {
+        scopes: task.scopes as [string, ...string[]],
+        errorDescription: `This task needs scope ${task.scopes.join(' ')}`,
+      };
+    }
+    // Only a request that goes on to its handler leaves its read there.
+    deps.memo?.remember(ref, task);
+    return undefined;
   };
 }

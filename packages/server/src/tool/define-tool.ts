@@ -1,5 +1,5 @@
 import type { TaskContext, TaskOwner } from '@mcp-tasks/core';
-import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, Icon, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 
 /**
@@ -49,6 +49,15 @@ export interface ToolDefinition<Input extends z.ZodType, Prepared = undefined> {
   readonly scopes?: readonly string[];
   readonly annotations?: ToolAnnotations;
   /**
+   * The shape of the result's `structuredContent`, listed in `tools/list`. A result that is not
+   * an error must then carry valid `structuredContent`, checked as the SDK checks ordinary tools:
+   * inline, the SDK answers an `isError` result; as a task, it ends `failed` with the SDK's
+   * -32602 `Output validation error`.
+   */
+  readonly outputSchema?: z.ZodType;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
+  /**
    * Runs in the original request before any task exists. Return an `InputRequiredResult`
    * (`inputRequired(...)` from the SDK) to ask the client for input on that request (MRTR); the
    * client retries with `inputResponses`. Anything else is handed to `execute` as `ctx.prepared`.
@@ -72,6 +81,9 @@ export interface TaskTool<Args = unknown, Prepared = unknown> {
   readonly input: z.ZodType<Args>;
   readonly scopes: readonly string[];
   readonly annotations?: ToolAnnotations;
+  readonly outputSchema?: z.ZodType;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
   readonly prepare?: (args: Args, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
   readonly execute: (args: Args, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
 }
@@ -90,6 +102,9 @@ export interface AnyTaskTool {
   readonly input: z.ZodType;
   readonly scopes: readonly string[];
   readonly annotations?: ToolAnnotations;
+  readonly outputSchema?: z.ZodType;
+  readonly icons?: readonly Icon[];
+  readonly _meta?: Readonly<Record<string, unknown>>;
   readonly prepare?: (args: never, ctx: PrepareContext) => unknown;
   readonly execute: (args: never, ctx: ToolContext<never>) => ToolResult | Promise<ToolResult>;
 }
