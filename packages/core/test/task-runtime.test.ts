@@ -250,6 +250,11 @@ describe('progress and cancellation', () => {
       finish: (ref, outcome, claim) => store.finish(ref, outcome, claim),
       controlStates: (refs) => store.controlStates(refs),
       markFollowed: (ref) => store.markFollowed(ref),
+      claim: (nodeId, tools) => store.claim(nodeId, tools),
+      release: (ref, claim) => store.release(ref, claim),
+      beginStep: (ref, claim, name) => store.beginStep(ref, claim, name),
+      finishStep: (ref, claim, name, result) => store.finishStep(ref, claim, name, result),
+      steps: (ref) => store.steps(ref),
       close: () => store.close(),
     };
     const rt = runtime({ store: deaf, pollIntervalMs: 30 });

@@ -23,6 +23,12 @@ export interface TaskEvents {
    * not found.
    */
   follow(ref: TaskRef, listener: () => void): Promise<Unsubscribe | undefined>;
+
+  /**
+   * Calls `listener` when a task may have become claimable anywhere (queued, released), so a node
+   * with a free run slot tries to claim. A hint: the claim decides; a backstop poll covers a lost one.
+   */
+  onClaimable?(listener: () => void): Unsubscribe;
 }
 
 /**
