@@ -56,7 +56,10 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
+    ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
   });
+  // Claim queued and released tasks from the start, before any request reaches this node.
+  tasks.claimTools(taskTools);
   // Each McpServer's name is the server part of its tasks' owners. tasks.listen serves
   // subscriptions/listen with taskIds (notifications/tasks) in front of the SDK's handler.
   const handlerFor = (name: string) =>

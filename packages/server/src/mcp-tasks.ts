@@ -1,4 +1,4 @@
-import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskContext, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import { McpServer, ProtocolError, ProtocolErrorCode, requireScopes, type AuthInfo, type Implementation, type JSONRPCRequest, type McpHttpHandler, type McpRequestContext, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
@@ -74,6 +74,7 @@ export class McpTasks {
   readonly #tracer: McpRequestTracer;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
+  readonly #claimed = new Set<string>();
 
   constructor(options: McpTasksOptions = {}) {
     const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
@@ -108,6 +109,7 @@ export class McpTasks {
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? context?.requestInfo);
     const byName = new Map<string, TaskTool>();
 
+    this.claimTools(tools);
     for (const erased of tools) {
       // Sound by construction: the adapter only ever calls a tool with what its own schema parsed.
       const tool = erased as unknown as TaskTool;
@@ -157,6 +159,26 @@ export class McpTasks {
       if (previous) return previous(request, ctx);
       throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
     };
+  }
+
+  /**
+   * Lets this node run the tasks of `tools` that it claims: tasks queued beyond a node's
+   * `maxConcurrentRuns`, and resumable tasks released by a node that was lost or drained. Call it
+   * at start-up, so a node claims before any request reached it ({@link register} calls it too). A
+   * claimed run has the stored arguments and client capabilities; `ctx.prepared` is `undefined`
+   * there, as `prepare` ran in the request on the node that created the task.
+   */
+  claimTools(tools: readonly AnyTaskTool[]): void {
+    if (!this.enabled) return;
+    for (const erased of tools) {
+      const tool = erased as unknown as TaskTool;
+      if (this.#claimed.has(tool.name)) continue;
+      this.#claimed.add(tool.name);
+      this.runtime.registerTool(tool.name, {
+        resumable: tool.resumable,
+        execute: (async (args: unknown, taskCtx: TaskContext) => tool.execute(args, { ...taskCtx, prepared: undefined, mode: 'task' })) as never,
+      });
+    }
   }
 
   /**

@@ -67,6 +67,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         tool: tool.name,
         scopes: tool.scopes,
         args,
+        resumable: tool.resumable,
         ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
         execute: async (a, taskCtx) => (await tool.execute(a, { ...taskCtx, prepared, mode: 'task' })) as never,
       });
