@@ -249,7 +249,9 @@ export class TaskRuntime {
     const settled = this.#execute(run, request, parent).finally(() => {
       this.#runs.delete(record.taskId);
       this.#settled.delete(record.taskId);
-      this.#claimSoon();
+      // A freed slot may take a queued task; without a limit nothing waits for one, and the
+      // hot path pays no claim query per finished run.
+      if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
     });
     this.#settled.set(record.taskId, settled);
   }
