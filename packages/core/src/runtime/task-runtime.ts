@@ -546,14 +546,14 @@ export class TaskRuntime {
       run.abort();
       throw new TaskCancelledError();
     };
+    // A bad name or result is the tool's error; anything else the store throws is a runtime fault.
+    const fault = (error: unknown): Promise<never> => Promise.reject(error instanceof InvalidTaskValueError ? error : markRuntimeFault(error));
     if (run.signal.aborted) throw new TaskCancelledError();
-    const begin = await this.store.beginStep(run.ref, run.claim, name).catch((error: unknown) => Promise.reject(markRuntimeFault(error)));
+    const begin = await this.store.beginStep(run.ref, run.claim, name).catch(fault);
     if (begin.state === 'lost') return superseded();
     if (begin.state === 'done') return begin.result as T;
     const value = await fn();
-    const journaled = await this.store
-      .finishStep(run.ref, run.claim, name, value === undefined ? null : (value as JsonValue))
-      .catch((error: unknown) => Promise.reject(error instanceof InvalidTaskValueError ? error : markRuntimeFault(error)));
+    const journaled = await this.store.finishStep(run.ref, run.claim, name, value === undefined ? null : (value as JsonValue)).catch(fault);
     if (!journaled) return superseded();
     return value;
   }
