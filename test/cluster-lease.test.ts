@@ -248,3 +248,28 @@ test('a reaper leader whose round hangs on a lock loses the role within its batc
     await peer.close();
   }
 });
+
+test('the reaper releases a resumable task of an expired node for any node to claim, and fails it once it has lost maxAttempts runs, saying so', async () => {
+  const o = owner();
+  const expiredNode = (ghost: string) =>
+    admin.query(`INSERT INTO mcp_tasks.nodes (node_id, started_at, renewed_at, lease_expires_at, lease_ms) VALUES ($1, now(), now(), now() - interval '1 second', 1000)`, [ghost]);
+  await expiredNode('ghost-r1');
+  const task: NewTask = { taskId: newTaskId(), owner: o, tool: `resumable-${randomUUID()}`, scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'ghost-r1', resumable: true, maxAttempts: 2 };
+  const plain: NewTask = { ...task, taskId: newTaskId(), resumable: false };
+  await survivor.create(task, { maxLive: Infinity });
+  await survivor.create(plain, { maxLive: Infinity });
+  await survivorNode.reaper!.runOnce();
+  const released = await survivor.get(task);
+  assert.deepEqual([released?.status, released?.nodeId, released?.error], ['working', null, null]);
+  assert.equal(released?.statusMessage, `Resuming: ${leaseErrorText('ghost-r1', 'lease expired')}`);
+  assert.equal((await survivor.get(plain))?.status, 'failed', 'a task that is not resumable fails with its node');
+  // The second run is lost too: that is maxAttempts lost runs.
+  await expiredNode('ghost-r2');
+  const claimed = await survivor.claim('ghost-r2', [task.tool]);
+  assert.equal(claimed?.attempt, 2);
+  await survivorNode.reaper!.runOnce();
+  const failed = await survivor.get(task);
+  assert.equal(failed?.status, 'failed');
+  const message = `The task failed after 2 attempts; each run was lost. Last: ${leaseErrorText('ghost-r2', 'lease expired')}`;
+  assert.deepEqual(failed?.error, { code: -32603, message });
+});

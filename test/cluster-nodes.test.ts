@@ -83,14 +83,15 @@ describe('three node processes on one database', () => {
     assert.ok(Date.now() - sent < DELIVERY_BOUND_MS);
   });
 
-  it('a SIGKILLed node\'s running task fails with the lease error within the lease; its completed task stays completed', async () => {
+  it('a SIGKILLed node\'s running task of a tool that is not resumable fails with the lease error within the lease; its completed task stays completed', async () => {
     const doomed = await spawnDemoNode('node-doomed', { ...ENV, DATABASE_URL: database.url });
     nodes.push(doomed);
     const [, n2] = nodes as [DemoProcess, DemoProcess];
     const quick = await startTask(doomed.url, 'export', { project: 'q', files: 1, delayMs: 0 });
     await waitFor(n2.url, quick, (task) => task['status'] === 'completed');
-    const long = await startTask(doomed.url, 'export', { project: 'p', files: 1_000, delayMs: 50 });
-    await waitFor(n2.url, long, (task) => typeof task['statusMessage'] === 'string');
+    // slow_compute is not resumable: its task fails with its node (export would resume elsewhere).
+    const long = await startTask(doomed.url, 'slow_compute', { seconds: 600 });
+    await eventually(async () => (await metric(doomed.base, 'mcp_tasks_running')) === 1, 5_000, 'the doomed node runs the task');
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const killedAt = Date.now();
@@ -101,13 +102,13 @@ describe('three node processes on one database', () => {
     assert.equal((await rpc(n2.url, 'tasks/get', { taskId: quick })).result?.['status'], 'completed');
   });
 
-  it('SIGTERM drains: a task that ends within MCP_TASKS_DRAIN_MS completes, the rest fail clearly, and the process exits 0', async () => {
+  it('SIGTERM drains: a task that ends within MCP_TASKS_DRAIN_MS completes, the rest of tools that are not resumable fail clearly, and the process exits 0', async () => {
     const draining = await spawnDemoNode('node-draining', { ...ENV, DATABASE_URL: database.url, MCP_TASKS_DRAIN_MS: '1500' });
     nodes.push(draining);
     const [, n2] = nodes as [DemoProcess, DemoProcess];
     const short = await startTask(draining.url, 'export', { project: 's', files: 4, delayMs: 100 });
-    const long = await startTask(draining.url, 'export', { project: 'l', files: 1_000, delayMs: 100 });
-    await waitFor(n2.url, long, (task) => typeof task['statusMessage'] === 'string');
+    const long = await startTask(draining.url, 'slow_compute', { seconds: 600 });
+    await waitFor(n2.url, short, (task) => typeof task['statusMessage'] === 'string');
     const signalled = Date.now();
     draining.child.kill('SIGTERM');
     assert.equal(await draining.exited, 0);

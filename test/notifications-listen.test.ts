@@ -206,7 +206,8 @@ describe('notifications/tasks on subscriptions/listen', () => {
 
   it('draining the node ends open listen streams after their last states', async () => {
     const store = nodeD.node as PostgresTaskNode;
-    const running = await call(nodeD.url, 'alice', 'export', { project: 'p', files: 1000, delayMs: 60_000 });
+    // Not resumable: the drain fails it (a resumable export would be handed over, still working).
+    const running = await call(nodeD.url, 'alice', 'slow_compute', { seconds: 600 });
     const stream = await listen(nodeD.url, [running], { token: 'alice' });
     await stream.until(() => stream.tasks().length >= 1, 5_000, 'the first state');
     await nodeD.close(200);

@@ -99,4 +99,19 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
     assert.equal(round.ran, false);
     assert.equal((await store.get(task))?.status, 'working');
   });
+
+  test('a resumable task that no run on its node holds is released for any node to claim, not failed', async () => {
+    const task = await store.create(
+      { taskId: `t${randomUUID().replaceAll('-', '')}`, owner: owner(), tool: 'x', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: 'node-r', resumable: true },
+      { maxLive: Infinity },
+    );
+    const started = Date.now();
+    while ((await store.get(task))?.nodeId !== null) {
+      if (Date.now() - started > 5_000) throw new Error(`not released within 5 s: ${JSON.stringify(await store.get(task))}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const released = await store.get(task);
+    assert.deepEqual([released?.status, released?.nodeId], ['working', null]);
+    assert.equal(released?.statusMessage, `Resuming: ${orphanErrorText('node-r')}`);
+  });
 });

@@ -29,7 +29,7 @@ export async function openCeiling(databaseUrl: string, shape: LoadShape): Promis
   return {
     label: 'plain SQL (ceiling)',
     async run(_round, shape) {
-      await pool.query(`TRUNCATE ${CEILING_SCHEMA}.tasks`);
+      await pool.query(`TRUNCATE ${CEILING_SCHEMA}.tasks CASCADE`);
       const elapsed = await closedLoop(shape.clients, shape.perClient, async (client) => {
         const id = randomBytes(18).toString('base64url');
         const subject = `owner-${client}`;

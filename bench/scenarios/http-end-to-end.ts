@@ -103,7 +103,7 @@ async function measureVariant(context: BenchContext, variant: Variant, notes: st
     const probeP50s: number[] = [];
     const probeP99s: number[] = [];
     for (let run = 0; run < context.runs; run += 1) {
-      await admin.query('TRUNCATE mcp_tasks.tasks');
+      await admin.query('TRUNCATE mcp_tasks.tasks CASCADE');
       await sleep(200);
       const latencies: number[] = [];
       const counts = { completed: 0, inline: 0, errors: 0, gets: 0 };

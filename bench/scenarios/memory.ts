@@ -48,7 +48,7 @@ export async function runMemory(context: BenchContext): Promise<ScenarioResult> 
   const poll: number[] = [];
   try {
     for (let run = 0; run < context.runs; run += 1) {
-      await admin.query('TRUNCATE mcp_tasks.tasks');
+      await admin.query('TRUNCATE mcp_tasks.tasks CASCADE');
       const report = await runChild(context, tasks);
       if (report.running !== tasks) throw new Error(`${report.running} of ${tasks} tasks were running`);
       rss.push((report.rssAfter - report.rssBefore) / MB);

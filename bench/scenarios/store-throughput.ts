@@ -15,7 +15,7 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
   return {
     label: `PostgresTaskStore (maxLive ${maxLive})`,
     async run(_round, shape) {
-      await admin.query(`TRUNCATE ${store.schema}.tasks`);
+      await admin.query(`TRUNCATE ${store.schema}.tasks CASCADE`);
       const elapsed = await closedLoop(shape.clients, shape.perClient, async (client) => {
         const owner = owners[client]!;
         const task = await store.create(

@@ -6,7 +6,10 @@ import type {
   InputResponses,
   NewTask,
   RunClaim,
+  JsonValue,
+  StepBegin,
   TaskControlState,
+  TaskStep,
   TaskEvents,
   TaskOutcome,
   TaskRecord,
@@ -87,6 +90,26 @@ export class FlakyTaskStore implements TaskStore {
   markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]> {
     return this.inner.markFollowedMany(owner, taskIds);
   }
+  claim(nodeId: string, tools: readonly string[]): Promise<TaskRecord | undefined> {
+    return this.inner.claim(nodeId, tools);
+  }
+
+  release(ref: TaskRef, claim: RunClaim): Promise<TaskRecord | undefined> {
+    return this.inner.release(ref, claim);
+  }
+
+  beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
+    return this.inner.beginStep(ref, claim, name);
+  }
+
+  finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean> {
+    return this.inner.finishStep(ref, claim, name, result);
+  }
+
+  steps(ref: TaskRef): Promise<readonly TaskStep[]> {
+    return this.inner.steps(ref);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

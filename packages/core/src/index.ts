@@ -22,7 +22,7 @@ export {
 } from './task/task-status.js';
 export { assertTaskOwner, ownerKey, type TaskOwner } from './task/task-owner.js';
 export { newTaskId, isWellFormedTaskId, TASK_ID_BYTES } from './task/task-id.js';
-export { outstandingInputs, type NewTask, type TaskInput, type TaskRecord } from './task/task-record.js';
+export { DEFAULT_MAX_ATTEMPTS, outstandingInputs, type NewTask, type TaskInput, type TaskRecord } from './task/task-record.js';
 export { toDetailedTask, toTaskView, type DetailedTask, type TaskView } from './task/detailed-task.js';
 
 export type { InputMethod, InputRequest, InputRequests, InputResponse, InputResponses } from './input/input-request.js';
@@ -47,7 +47,9 @@ export type {
   CreateOptions,
   InputAnswerResult,
   InputAsk,
+  StepBegin,
   TaskControlState,
+  TaskStep,
   TaskOutcome,
   TaskRef,
   TaskSignal,
@@ -65,8 +67,11 @@ export { decideCancel, decideRunWrite } from './machine/decide-end.js';
 export { TASK_LIMITS } from './store/task-limits.js';
 export {
   normaliseStatusMessage,
+  validateClaim,
   validateInputKey,
   validateInputRequest,
+  validateJsonValue,
+  validateStepName,
   validateInputResponse,
   validateInputResponses,
   validateNewTask,
@@ -75,7 +80,7 @@ export {
 } from './store/validate-store-input.js';
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './store/memory-task-store.js';
 
-export { TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { QUEUED_STATUS_MESSAGE, TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskExecutor, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
 export { toolErrorResult } from './runtime/tool-error-result.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';
 export { classifyOwnRpcError, type RpcErrorClassifier } from './runtime/rpc-error-of.js';

@@ -22,8 +22,8 @@ interface After {
   readonly state: TaskState;
 }
 
-function apply(state: TaskState, action: MachineAct): After {
-  const claim = { nodeId: ('claim' in action && action.claim) || RUNNER };
+function apply(state: TaskState, action: MachineAct, held: number): After {
+  const claim = { nodeId: ('claim' in action && action.claim) || RUNNER, attempt: ('attempt' in action && action.attempt) || held };
   switch (action.op) {
     case 'ask': {
       const decision = decideAsk(state, action.key);
@@ -51,14 +51,18 @@ function apply(state: TaskState, action: MachineAct): After {
       const status: TaskStatus = action.op === 'finish' ? 'completed' : state.status;
       return { answer: 'written', state: { ...state, status } };
     }
+    case 'step':
+      return { answer: decideRunWrite(state, claim).kind === 'lost' ? 'lost' : 'run', state };
   }
 }
 
 describe('the task state machine decides each case of the lifecycle table', () => {
   for (const machineCase of TASK_MACHINE_CASES) {
     test(machineCase.name, () => {
-      const before: TaskState = { status: caseStatus(machineCase.given), inputs: caseInputs(machineCase.given), claim: { nodeId: RUNNER } };
-      const after = apply(before, machineCase.act);
+      // A reclaimed task is held by the runner's second attempt.
+      const held = machineCase.given.reclaimed ? 2 : 1;
+      const before: TaskState = { status: caseStatus(machineCase.given), inputs: caseInputs(machineCase.given), claim: { nodeId: RUNNER, attempt: held } };
+      const after = apply(before, machineCase.act, held);
       assert.deepEqual(
         { answer: after.answer, status: after.state.status, outstanding: outstandingKeys(after.state) },
         { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
@@ -67,6 +71,6 @@ describe('the task state machine decides each case of the lifecycle table', () =
   }
 
   test('a write without a claim is not fenced', () => {
-    assert.equal(decideRunWrite({ status: 'working', inputs: {}, claim: { nodeId: 'x' } }, undefined).kind, 'write');
+    assert.equal(decideRunWrite({ status: 'working', inputs: {}, claim: { nodeId: 'x', attempt: 1 } }, undefined).kind, 'write');
   });
 });

@@ -251,6 +251,11 @@ describe('progress and cancellation', () => {
       controlStates: (refs) => store.controlStates(refs),
       markFollowed: (ref) => store.markFollowed(ref),
       markFollowedMany: (owner, taskIds) => store.markFollowedMany(owner, taskIds),
+      claim: (nodeId, tools) => store.claim(nodeId, tools),
+      release: (ref, claim) => store.release(ref, claim),
+      beginStep: (ref, claim, name) => store.beginStep(ref, claim, name),
+      finishStep: (ref, claim, name, result) => store.finishStep(ref, claim, name, result),
+      steps: (ref) => store.steps(ref),
       close: () => store.close(),
     };
     const rt = runtime({ store: deaf, pollIntervalMs: 30 });

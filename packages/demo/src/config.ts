@@ -9,6 +9,8 @@ export interface DemoConfig {
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
   readonly maxPerPrincipal: number | undefined;
+  /** Runs this node executes at once (`MCP_TASKS_MAX_RUNS`); the rest wait for a node with room. Default: no limit. */
+  readonly maxRuns?: number | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`, with a database); default 30 000. */
   readonly leaseMs?: number | undefined;
   /** How long a SIGTERM waits for running tasks before failing them (`MCP_TASKS_DRAIN_MS`); default 10 000. */
@@ -30,6 +32,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),
     maxPerPrincipal: env['MCP_TASKS_MAX_PER_PRINCIPAL'] === 'Infinity' ? Infinity : integer(env, 'MCP_TASKS_MAX_PER_PRINCIPAL', 1),
+    maxRuns: integer(env, 'MCP_TASKS_MAX_RUNS', 1),
     auth: authFromEnv(env),
     leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),
     drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),

@@ -19,6 +19,16 @@ export const DEMO_SERVER_NAME = 'mcp-tasks-demo';
  */
 export const OTHER_SERVER_NAME = 'mcp-tasks-other';
 
+/** How long a starting node waits to be ready before it serves anyway. */
+const STARTUP_READY_MS = 5_000;
+
+async function readyWithin(readiness: () => Promise<string | undefined>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline && (await readiness().catch((error: unknown) => String(error))) !== undefined) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** A running demo node. */
 export interface DemoServer {
   readonly url: string;
@@ -55,7 +65,13 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
+    ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
   });
+  // Claim queued and released tasks from the start, before any request reaches this node. That
+  // opens the LISTEN connection now: serve once the node is ready (or after a bound, and let
+  // /readyz say why not), so a node is ready as soon as it prints its URL.
+  tasks.claimTools(taskTools);
+  await readyWithin(readiness, STARTUP_READY_MS);
   // Each server's name is the server part of its tasks' owners. tasks.handler is the whole
   // endpoint: task tools, tasks/*, notifications/tasks on subscriptions/listen, the body checks.
   const handlerFor = (name: string) =>

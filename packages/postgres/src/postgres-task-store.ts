@@ -4,9 +4,12 @@ import type {
   InputAsk,
   InputRequest,
   InputResponses,
+  JsonValue,
   NewTask,
   RunClaim,
+  StepBegin,
   TaskControlState,
+  TaskStep,
   TaskOutcome,
   TaskOwner,
   TaskRecord,
@@ -14,9 +17,14 @@ import type {
   TaskStore,
 } from '@mcp-tasks/core';
 import {
+  InvalidTaskValueError,
   normaliseStatusMessage,
+  TASK_LIMITS,
+  validateClaim,
   validateInputKey,
   validateInputRequest,
+  validateJsonValue,
+  validateStepName,
   validateInputResponses,
   validateNewTask,
   validateOutcome,
@@ -30,6 +38,11 @@ import { migrate } from './migrations/migrate.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema/schema-name.js';
 import type { TasksDatabase } from './schema/tasks-table.js';
 import { answerInput } from './sql/answer-input.js';
+import { beginStep } from './sql/begin-step.js';
+import { claimTask } from './sql/claim-task.js';
+import { finishStep } from './sql/finish-step.js';
+import { readSteps } from './sql/read-steps.js';
+import { releaseTask } from './sql/release-task.js';
 import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
@@ -191,6 +204,37 @@ export class PostgresTaskStore implements TaskStore {
   async markFollowed(ref: TaskRef): Promise<boolean> {
     validateRef(ref);
     return refuseUnstorableValue(() => followTask(this.#sql, ref));
+  }
+
+  async claim(nodeId: string, tools: readonly string[]): Promise<TaskRecord | undefined> {
+    if (typeof nodeId !== 'string' || nodeId === '') throw new InvalidTaskValueError('nodeId must be a non-empty string');
+    return refuseUnstorableValue(() => claimTask(this.#sql, nodeId, tools));
+  }
+
+  async release(ref: TaskRef, claim: RunClaim): Promise<TaskRecord | undefined> {
+    validateRef(ref);
+    validateClaim(claim);
+    return refuseUnstorableValue(() => releaseTask(this.#sql, ref, claim));
+  }
+
+  async beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateStepName(name);
+    return refuseUnstorableValue(() => beginStep(this.#sql, ref, claim, name));
+  }
+
+  async finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateStepName(name);
+    validateJsonValue(result, `step ${name} result`, TASK_LIMITS.maxResultBytes);
+    return refuseUnstorableValue(() => finishStep(this.#sql, ref, claim, name, result));
+  }
+
+  async steps(ref: TaskRef): Promise<readonly TaskStep[]> {
+    validateRef(ref);
+    return refuseUnstorableValue(() => readSteps(this.#sql, ref));
   }
 
   /**

@@ -29,6 +29,7 @@ import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } fr
 import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
 import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
+import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
 
@@ -101,6 +102,7 @@ export class McpTasks {
   readonly #tracer: McpRequestTracer;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
+  readonly #claimed = new Set<string>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
@@ -160,6 +162,7 @@ export class McpTasks {
 
   /** What registering `tools` needs that does not depend on the request: done once per handler. */
   #prepare(tools: readonly AnyTaskTool[]): PreparedTools {
+    this.claimTools(tools);
     const byName = new Map<string, TaskTool>();
     const registrations = tools.map((erased) => {
       // Sound by construction: the adapter only ever calls a tool with what its own schema parsed.
@@ -204,6 +207,26 @@ export class McpTasks {
       const toolsCall = taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
       return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
     });
+  }
+
+  /**
+   * Lets this node run the tasks of `tools` that it claims: tasks queued beyond a node's
+   * `maxConcurrentRuns`, and resumable tasks released by a node that was lost or drained. Call it
+   * at start-up, so a node claims before any request reached it ({@link register} calls it too). A
+   * claimed run has the stored arguments and client capabilities; `ctx.prepared` is `undefined`
+   * there, as `prepare` ran in the request on the node that created the task.
+   */
+  claimTools(tools: readonly AnyTaskTool[]): void {
+    if (!this.enabled) return;
+    for (const erased of tools) {
+      const tool = erased as unknown as TaskTool;
+      if (this.#claimed.has(tool.name)) continue;
+      this.#claimed.add(tool.name);
+      this.runtime.registerTool(tool.name, {
+        resumable: tool.resumable,
+        execute: taskExecute(tool, undefined),
+      });
+    }
   }
 
   /**

@@ -16,16 +16,18 @@ export interface TaskState {
 
 /**
  * What a run holds its task by. Every write a run makes carries it, and a write whose claim no
- * longer matches the row is refused like a write to a terminal task. Today a claim is the node
- * that runs the task; durable work adds the attempt that fences a superseded run of it.
+ * longer matches the row is refused like a write to a terminal task: the node that runs the task,
+ * and the attempt, which every claim increments, so a superseded run of the same task (a node
+ * that was stopped past its lease and came back, even to the same node id) is fenced off.
  */
 export interface RunClaim {
   readonly nodeId: string;
+  readonly attempt: number;
 }
 
 /** Whether `claim` still holds the task in `state`; a write without a claim is not fenced. */
 export function claimHolds(state: Pick<TaskState, 'claim'>, claim: RunClaim | undefined): boolean {
-  return claim === undefined || state.claim?.nodeId === claim.nodeId;
+  return claim === undefined || (state.claim?.nodeId === claim.nodeId && state.claim.attempt === claim.attempt);
 }
 
 /**
@@ -42,6 +44,6 @@ export function outstandingKeys(state: Pick<TaskState, 'inputs'>): string[] {
 }
 
 /** The state of a stored task. */
-export function stateOf(record: Pick<TaskRecord, 'status' | 'inputs' | 'nodeId'>): TaskState {
-  return { status: record.status, inputs: record.inputs, claim: record.nodeId === null ? null : { nodeId: record.nodeId } };
+export function stateOf(record: Pick<TaskRecord, 'status' | 'inputs' | 'nodeId' | 'attempt'>): TaskState {
+  return { status: record.status, inputs: record.inputs, claim: record.nodeId === null ? null : { nodeId: record.nodeId, attempt: record.attempt } };
 }

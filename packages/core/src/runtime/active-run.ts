@@ -1,4 +1,5 @@
 import { TaskCancelledError } from '../errors/task-cancelled-error.js';
+import type { RunClaim } from '../machine/task-state.js';
 import type { TaskRef } from '../store/task-store.js';
 import type { TaskLabels } from '../telemetry/task-telemetry.js';
 
@@ -19,6 +20,10 @@ export class ActiveRun {
   constructor(
     readonly ref: TaskRef,
     readonly tool: string,
+    /** What every write of this run carries; a row that no longer matches it fences the run off. */
+    readonly claim: RunClaim,
+    /** Whether the task is released instead of failed when this node gives the run up. */
+    readonly resumable: boolean,
   ) {
     this.#pulse = this.#nextPulse();
     this.labels = { taskId: ref.taskId, tool, server: ref.owner.server };

@@ -1,4 +1,5 @@
 import type { TaskStore } from '../store/task-store.js';
+import { claimHolds } from '../machine/task-state.js';
 import { isTerminal } from '../task/task-status.js';
 import type { ActiveRun } from './active-run.js';
 
@@ -47,7 +48,8 @@ export class ControlPoller {
       const states = await this.#store.controlStates(runs.map((run) => run.ref));
       for (const run of runs) {
         const state = states.get(run.ref.taskId);
-        if (!state || isTerminal(state.status)) {
+        // Superseded: another attempt holds the task now (this node was reaped while it stalled).
+        if (!state || isTerminal(state.status) || !claimHolds(state, run.claim)) {
           run.abort();
         } else if ([...run.waitingKeys].some((key) => !state.outstandingKeys.includes(key))) {
           run.wake();

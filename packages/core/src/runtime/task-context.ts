@@ -1,5 +1,6 @@
 import type { ElicitParams, SampleParams } from '../input/input-params.js';
-import type { JsonObject } from '../json/json-value.js';
+import type { JsonObject, JsonValue } from '../json/json-value.js';
+import type { TaskStep } from '../store/task-store.js';
 import type { TaskOwner } from '../task/task-owner.js';
 
 export type { ElicitParams, SampleParams } from '../input/input-params.js';
@@ -43,6 +44,20 @@ export interface TaskContext {
    * `sampling` (or `sampling.tools`) capability.
    */
   sample(key: string, params: SampleParams): Promise<SampleResult>;
+  /**
+   * Which run of the task this is: 1 for the first; a resumable task run again after its node was
+   * lost (or handed it over) sees a higher number.
+   */
+  readonly attempt: number;
+  /**
+   * Runs `fn` once and journals its JSON result (`undefined` journals as `null`): on a later run of
+   * the task the journaled result is returned and `fn` is not called. A step that was running when
+   * its node was lost runs again (at-least-once); a finished one never does. Names are unique per
+   * task. Rejects with `TaskCancelledError` when this run no longer holds the task.
+   */
+  step<T extends JsonValue | void>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /** The task's journal: each step's name, how many times its work started, whether it finished. */
+  journal(): Promise<readonly TaskStep[]>;
   /** Asks the client through `roots/list`; rejects with `TaskCancelledError` if the task is cancelled meanwhile, and with `InputNotSupportedError` without the `roots` capability. */
   roots(key: string): Promise<RootsResult>;
 }

@@ -8,18 +8,18 @@ import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import { admitInputRequest } from '../input/admit-input-request.js';
 import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
-import type { JsonObject } from '../json/json-value.js';
+import type { JsonObject, JsonValue } from '../json/json-value.js';
 import type { FollowedTask, TaskEvents, TaskNode } from '../store/task-events.js';
 import type { InputAsk, TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
-import type { RunClaim } from '../machine/task-state.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
-import type { TaskRecord } from '../task/task-record.js';
+import { DEFAULT_MAX_ATTEMPTS, type TaskRecord } from '../task/task-record.js';
 import { logSafe } from '../log/log-safe.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
+import { claimHolds } from '../machine/task-state.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
@@ -60,6 +60,21 @@ export interface TaskRuntimeOptions {
   readonly onError?: (error: unknown, task: TaskErrorContext) => void;
   /** OpenTelemetry providers; default: the global ones (no-ops until an SDK starts). */
   readonly telemetry?: TelemetryOptions;
+  /**
+   * Runs this node executes at once (`Infinity`: no limit, the default). A task started beyond it
+   * is committed `working` with no run, and the first node with a free slot claims it; that needs
+   * the tool registered ({@link TaskRuntime.registerTool}) on the nodes.
+   */
+  readonly maxConcurrentRuns?: number;
+  /** Runs a resumable task may lose (its node died or was found stale) before it fails. Default 3; hand-overs do not count. */
+  readonly maxAttempts?: number;
+}
+
+/** How a node runs a tool's tasks it claims: the tool's body, found by the task's tool name. */
+export interface TaskExecutor {
+  readonly execute: TaskExecute<never>;
+  /** Whether a task of the tool is released for another run (instead of failed) when its node gives it up. */
+  readonly resumable: boolean;
 }
 
 /** Which task an error passed to `onError` belongs to; `ref` is the reference the client was shown, if any. */
@@ -76,10 +91,16 @@ export interface TaskRunRequest<Args> {
   /**
    * The client capabilities the creating request declared. Input the tool asks for must be
    * covered by them (`InputNotSupportedError` otherwise); `undefined` checks nothing (the
-   * capabilities are not known, e.g. for 2025-11-25 clients). Held with the run, not stored.
+   * capabilities are not known, e.g. for 2025-11-25 clients). Stored with the task, so a later
+   * run on any node checks the same capabilities.
    */
   readonly clientCapabilities?: ClientCapabilities;
+  /** Whether the task survives the loss of its node (see {@link TaskExecutor.resumable}). Default false. */
+  readonly resumable?: boolean;
 }
+
+/** The status message of a task waiting for a free run slot. */
+export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 
 const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100 } as const;
 
@@ -96,7 +117,6 @@ export class TaskRuntime {
   readonly store: TaskStore;
   readonly nodeId: string;
   readonly #events: TaskEvents;
-  readonly #claim: RunClaim;
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
@@ -107,6 +127,15 @@ export class TaskRuntime {
   readonly #poller: ControlPoller;
   readonly #telemetry: TaskTelemetry;
   readonly #detachRuns: Unsubscribe;
+  readonly maxConcurrentRuns: number;
+  readonly maxAttempts: number;
+  readonly #executors = new Map<string, TaskExecutor>();
+  #claimTimer: NodeJS.Timeout | undefined;
+  #unclaimable: Unsubscribe = () => {};
+  #claiming = false;
+  #claimAgain = false;
+  /** Slots taken by tasks being committed to run here, so concurrent starts cannot overshoot. */
+  #reserved = 0;
   #draining = false;
 
   constructor(options: TaskRuntimeOptions) {
@@ -117,7 +146,6 @@ export class TaskRuntime {
     }
     this.nodeId = node?.nodeId ?? options.nodeId ?? randomUUID();
     this.#events = node ?? options.store.events ?? noEvents(options.store);
-    this.#claim = { nodeId: this.nodeId };
     this.ttlMs = options.ttlMs === undefined ? DEFAULTS.ttlMs : options.ttlMs;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULTS.pollIntervalMs;
     this.maxPerPrincipal = options.maxPerPrincipal ?? DEFAULTS.maxPerPrincipal;
@@ -128,6 +156,12 @@ export class TaskRuntime {
     if (!(this.maxPerPrincipal === Infinity || (Number.isSafeInteger(this.maxPerPrincipal) && this.maxPerPrincipal > 0))) {
       throw new RangeError('maxPerPrincipal must be a positive integer or Infinity');
     }
+    this.maxConcurrentRuns = options.maxConcurrentRuns ?? Infinity;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    if (!(this.maxConcurrentRuns === Infinity || (Number.isSafeInteger(this.maxConcurrentRuns) && this.maxConcurrentRuns > 0))) {
+      throw new RangeError('maxConcurrentRuns must be a positive integer or Infinity');
+    }
+    if (!(Number.isSafeInteger(this.maxAttempts) && this.maxAttempts > 0 && this.maxAttempts <= 1_000)) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
     this.#onError =
@@ -161,6 +195,13 @@ export class TaskRuntime {
     if (this.#draining) throw new RuntimeDrainingError();
     // The span of the request that creates the task: the run's span becomes its child.
     const parent = otelContext.active();
+    // Beyond capacity the task is queued for whichever node has a slot first (this one included),
+    // which needs its tool registered there; the reservation counts until the run registers.
+    const queued = this.#runs.size + this.#reserved >= this.maxConcurrentRuns;
+    if (queued && !this.#executors.has(request.tool)) {
+      throw new RangeError(`tool ${request.tool} must be registered (registerTool) to be queued beyond maxConcurrentRuns`);
+    }
+    if (!queued) this.#reserved += 1;
     let record: TaskRecord;
     try {
       record = await this.store.create(
@@ -171,23 +212,112 @@ export class TaskRuntime {
           scopes: request.scopes ?? [],
           ttlMs: this.ttlMs,
           pollIntervalMs: this.pollIntervalMs,
-          nodeId: this.nodeId,
+          nodeId: queued ? null : this.nodeId,
+          ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
+          args: (request.args ?? null) as JsonValue,
+          clientCapabilities: request.clientCapabilities ?? null,
+          resumable: request.resumable ?? false,
+          maxAttempts: this.maxAttempts,
         },
         { maxLive: this.maxPerPrincipal },
       );
     } catch (error) {
       if (error instanceof QuotaExceededError) this.#telemetry.quotaRefused(request.tool, request.owner.server);
       throw error;
+    } finally {
+      if (!queued) this.#reserved -= 1;
     }
-    const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool);
-    this.#telemetry.created(run.labels);
+    this.#telemetry.created(labelsOf(record));
+    if (queued) {
+      this.#ensureClaiming();
+      this.#claimSoon();
+      return record;
+    }
+    this.#launch(record, request, parent);
+    return record;
+  }
+
+  /**
+   * Registers how this node runs `name`'s tasks that it claims (queued beyond a node's capacity,
+   * or released by a node that was lost or drained), and starts claiming them.
+   */
+  registerTool(name: string, executor: TaskExecutor): void {
+    this.#executors.set(name, executor);
+    this.#ensureClaiming();
+  }
+
+  /** Registers and starts the run of a task this node holds. */
+  #launch<Args>(record: TaskRecord, request: TaskRunRequest<Args>, parent: Context): void {
+    const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
     this.#runs.set(record.taskId, run);
     const settled = this.#execute(run, request, parent).finally(() => {
       this.#runs.delete(record.taskId);
       this.#settled.delete(record.taskId);
+      // A freed slot may take a queued task; without a limit nothing waits for one, and the
+      // hot path pays no claim query per finished run.
+      if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
     });
     this.#settled.set(record.taskId, settled);
-    return record;
+  }
+
+  /** Listens for claimable tasks and polls for them as a backstop, once a tool is registered. */
+  #ensureClaiming(): void {
+    if (this.#claimTimer || this.#draining || this.#executors.size === 0) return;
+    this.#unclaimable = this.#events.onClaimable?.(() => this.#claimSoon()) ?? (() => {});
+    this.#claimTimer = setInterval(() => this.#claimSoon(), this.pollIntervalMs);
+    // The claim poll alone keeps no process alive.
+    this.#claimTimer.unref();
+    this.#claimSoon();
+  }
+
+  #stopClaiming(): void {
+    clearInterval(this.#claimTimer);
+    this.#claimTimer = undefined;
+    this.#unclaimable();
+    this.#unclaimable = () => {};
+  }
+
+  /** Claims tasks while this node has free slots; one claimer at a time, re-run if asked meanwhile. */
+  #claimSoon(): void {
+    if (this.#claiming) {
+      this.#claimAgain = true;
+      return;
+    }
+    if (this.#draining || this.#executors.size === 0) return;
+    this.#claiming = true;
+    void (async () => {
+      try {
+        do {
+          this.#claimAgain = false;
+          while (!this.#draining && this.#runs.size + this.#reserved < this.maxConcurrentRuns) {
+            const record = await this.store.claim(this.nodeId, [...this.#executors.keys()]);
+            if (!record) break;
+            this.#runClaimed(record);
+          }
+        } while (this.#claimAgain && !this.#draining);
+      } catch (error) {
+        console.error('mcp-tasks: claiming a task failed:', error);
+      } finally {
+        this.#claiming = false;
+      }
+    })();
+  }
+
+  #runClaimed(record: TaskRecord): void {
+    const executor = this.#executors.get(record.tool)!;
+    this.#launch(
+      record,
+      {
+        owner: record.owner,
+        tool: record.tool,
+        scopes: record.scopes,
+        args: record.args as never,
+        execute: executor.execute,
+        ...(record.clientCapabilities === null ? {} : { clientCapabilities: record.clientCapabilities }),
+        resumable: record.resumable,
+      },
+      otelContext.active(),
+    );
   }
 
   /** The task as `tasks/get` shows it. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */
@@ -245,11 +375,14 @@ export class TaskRuntime {
    */
   async drain(deadlineMs: number): Promise<void> {
     this.#draining = true;
+    this.#stopClaiming();
     await this.#settledWithin(deadlineMs);
     const error: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' };
     await Promise.allSettled(
       [...this.#runs.values()].map(async (run) => {
-        await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
+        // A resumable task is handed over: another node claims it and its journal resumes it.
+        const released = run.resumable ? await this.store.release(run.ref, run.claim).catch(() => undefined) : undefined;
+        if (!released) await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
         run.abort();
       }),
     );
@@ -265,6 +398,7 @@ export class TaskRuntime {
    */
   async close(): Promise<void> {
     this.#draining = true;
+    this.#stopClaiming();
     // First: the tasks left as they are are the lease reaper's to settle, not the rescuer's.
     this.#detachRuns();
     this.#poller.stop();
@@ -286,8 +420,9 @@ export class TaskRuntime {
     };
     const hints = new CancelHintCheck(
       async () => {
+        // Ended, or held by a later claim (this run was superseded): as the backstop poll judges it.
         const state = (await this.store.controlStates([run.ref])).get(run.ref.taskId);
-        return !state || isTerminal(state.status);
+        return !state || isTerminal(state.status) || !claimHolds(state, run.claim);
       },
       abort,
       (error) => this.#onError(error, { ...run.ref, tool: run.tool }),
@@ -357,7 +492,7 @@ export class TaskRuntime {
     let replaced = false;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.store.finish(run.ref, outcome, this.#claim);
+        return await this.store.finish(run.ref, outcome, run.claim);
       } catch (error) {
         if (error instanceof InvalidTaskValueError && !replaced) {
           // The tool returned or threw something that cannot be stored (not JSON, too large, not
@@ -391,12 +526,15 @@ export class TaskRuntime {
       owner: ref.owner,
       signal: run.signal,
       cancelled: () => run.signal.aborted,
+      attempt: run.claim.attempt,
+      step: (name, fn) => this.#step(run, name, fn),
+      journal: () => store.steps(ref).catch((error: unknown) => Promise.reject(markRuntimeFault(error))),
       progress: async (progress, total, message) => {
         if (run.signal.aborted) return;
         const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
         let updated: TaskRecord | undefined;
         try {
-          updated = await store.setStatusMessage(ref, text, this.#claim);
+          updated = await store.setStatusMessage(ref, text, run.claim);
         } catch (error) {
           if (!isStoreOutage(error)) throw error;
           // A progress message that could not be written is lost, not fatal: the next one
@@ -425,6 +563,27 @@ export class TaskRuntime {
   }
 
   /**
+   * One journaled step: a finished one returns its journaled result; otherwise `fn` runs and its
+   * result is journaled before it is returned. A run that no longer holds its task stops here.
+   */
+  async #step<T extends JsonValue | void>(run: ActiveRun, name: string, fn: () => T | Promise<T>): Promise<T> {
+    const superseded = (): never => {
+      run.abort();
+      throw new TaskCancelledError();
+    };
+    // A bad name or result is the tool's error; anything else the store throws is a runtime fault.
+    const fault = (error: unknown): Promise<never> => Promise.reject(error instanceof InvalidTaskValueError ? error : markRuntimeFault(error));
+    if (run.signal.aborted) throw new TaskCancelledError();
+    const begin = await this.store.beginStep(run.ref, run.claim, name).catch(fault);
+    if (begin.state === 'lost') return superseded();
+    if (begin.state === 'done') return begin.result as T;
+    const value = await fn();
+    const journaled = await this.store.finishStep(run.ref, run.claim, name, value === undefined ? null : (value as JsonValue)).catch(fault);
+    if (!journaled) return superseded();
+    return value;
+  }
+
+  /**
    * Asks for input and waits for the answer; `undefined` when the task ended meanwhile. A store
    * that fails to answer is no news: the wait goes on, and the next wake (a notification, the
    * poll) or a backoff retry reads again, so an outage never ends the run or loses an answer.
@@ -440,7 +599,7 @@ export class TaskRuntime {
         const wake = run.nextWake();
         let ask: InputAsk | undefined;
         try {
-          ask = asked ? await this.store.readInput(run.ref, key) : await this.store.requestInput(run.ref, key, request, this.#claim);
+          ask = asked ? await this.store.readInput(run.ref, key) : await this.store.requestInput(run.ref, key, request, run.claim);
         } catch (error) {
           if (!isStoreOutage(error)) throw error;
           if (failures === 0) this.#onError(error, { ...run.ref, tool: run.tool });

@@ -2,7 +2,8 @@ import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
 import { ownerKey, type TaskOwner } from '../task/task-owner.js';
-import type { NewTask, TaskInput, TaskRecord } from '../task/task-record.js';
+import type { JsonValue } from '../json/json-value.js';
+import { DEFAULT_MAX_ATTEMPTS, type NewTask, type TaskInput, type TaskRecord } from '../task/task-record.js';
 import { isTerminal } from '../task/task-status.js';
 import { decideAnswer } from '../machine/decide-answer.js';
 import { decideAsk } from '../machine/decide-ask.js';
@@ -15,16 +16,22 @@ import type {
   CreateOptions,
   InputAnswerResult,
   InputAsk,
+  StepBegin,
   TaskControlState,
   TaskOutcome,
   TaskRef,
   TaskSignal,
+  TaskStep,
   TaskStore,
 } from './task-store.js';
+import { TASK_LIMITS } from './task-limits.js';
 import {
   normaliseStatusMessage,
+  validateClaim,
   validateInputKey,
   validateInputRequest,
+  validateJsonValue,
+  validateStepName,
   validateInputResponses,
   validateNewTask,
   validateOutcome,
@@ -41,6 +48,13 @@ export interface MemoryTaskStoreOptions {
 
 type MutableRecord = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
 
+/** A journaled step: its starts, and its result once it finished. */
+interface StepEntry {
+  starts: number;
+  done: boolean;
+  result: JsonValue;
+}
+
 /**
  * The single-node store: tasks in a map, lost on restart. JavaScript runs one write at a time,
  * so each method's check-then-write is atomic without locks. Being one process, it delivers its
@@ -49,6 +63,8 @@ type MutableRecord = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
 export class MemoryTaskStore implements TaskStore {
   readonly events: TaskEvents;
   readonly #tasks = new Map<string, MutableRecord>();
+  readonly #steps = new Map<string, Map<string, StepEntry>>();
+  readonly #claimable = new Set<() => void>();
   readonly #fanOut = new TaskFanOut((error, taskId) => console.error(`mcp-tasks: a listener of task ${taskId} threw:`, error));
   readonly #now: () => number;
   readonly #sweep: NodeJS.Timeout;
@@ -61,6 +77,10 @@ export class MemoryTaskStore implements TaskStore {
       watch: (taskId, listener) => this.#fanOut.watch(taskId, listener),
       follow: async (ref, listener) => ((await this.markFollowed(ref)) ? this.#fanOut.follow(ref.taskId, listener) : undefined),
       followMany: (owner, taskIds, listener) => this.#fanOut.followMany(taskIds, listener, () => this.markFollowedMany(owner, taskIds)),
+      onClaimable: (listener) => {
+        this.#claimable.add(listener);
+        return () => void this.#claimable.delete(listener);
+      },
     };
   }
 
@@ -88,8 +108,15 @@ export class MemoryTaskStore implements TaskStore {
       result: null,
       error: null,
       nodeId: task.nodeId,
+      attempt: task.nodeId === null ? 0 : 1,
+      handovers: 0,
+      resumable: task.resumable ?? false,
+      maxAttempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      args: task.args === undefined ? null : structuredClone(task.args),
+      clientCapabilities: task.clientCapabilities == null ? null : structuredClone(task.clientCapabilities),
     };
     this.#tasks.set(task.taskId, record);
+    if (record.nodeId === null) this.#announceClaimable();
     return snapshot(record);
   }
 
@@ -187,7 +214,7 @@ export class MemoryTaskStore implements TaskStore {
       validateRef(ref);
       const record = this.#find(ref);
       if (!record) continue;
-      states.set(ref.taskId, { status: record.status, outstandingKeys: outstandingKeys(record) });
+      states.set(ref.taskId, { status: record.status, claim: stateOf(record).claim, outstandingKeys: outstandingKeys(record) });
     }
     return states;
   }
@@ -207,6 +234,71 @@ export class MemoryTaskStore implements TaskStore {
     return records;
   }
 
+  async claim(nodeId: string, tools: readonly string[]): Promise<TaskRecord | undefined> {
+    if (typeof nodeId !== 'string' || nodeId === '') throw new InvalidTaskValueError('nodeId must be a non-empty string');
+    const now = this.#now();
+    const held = new Map<string, number>();
+    const candidates: MutableRecord[] = [];
+    for (const record of this.#tasks.values()) {
+      if (isTerminal(record.status) || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) continue;
+      const key = ownerKey(record.owner);
+      if (record.nodeId !== null) held.set(key, (held.get(key) ?? 0) + 1);
+      else if (tools.includes(record.tool)) candidates.push(record);
+    }
+    // Map order is creation order, and sort is stable: the fewest held first, then the oldest.
+    candidates.sort((a, b) => (held.get(ownerKey(a.owner)) ?? 0) - (held.get(ownerKey(b.owner)) ?? 0));
+    const record = candidates[0];
+    if (!record) return undefined;
+    record.nodeId = nodeId;
+    record.attempt += 1;
+    this.#touch(record);
+    return snapshot(record);
+  }
+
+  async release(ref: TaskRef, claim: RunClaim): Promise<TaskRecord | undefined> {
+    validateRef(ref);
+    validateClaim(claim);
+    const record = this.#findHeld(ref, claim);
+    if (!record) return undefined;
+    record.nodeId = null;
+    record.handovers += 1;
+    this.#touch(record);
+    this.#announceClaimable();
+    return snapshot(record);
+  }
+
+  async beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateStepName(name);
+    if (!this.#findHeld(ref, claim)) return { state: 'lost' };
+    const journal = this.#steps.get(ref.taskId) ?? new Map<string, StepEntry>();
+    this.#steps.set(ref.taskId, journal);
+    const entry = journal.get(name);
+    if (entry?.done) return { state: 'done', result: structuredClone(entry.result) };
+    const started: StepEntry = entry ?? { starts: 0, done: false, result: null };
+    started.starts += 1;
+    journal.set(name, started);
+    return { state: 'run', starts: started.starts };
+  }
+
+  async finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateStepName(name);
+    validateJsonValue(result, `step ${name} result`, TASK_LIMITS.maxResultBytes);
+    const entry = this.#findHeld(ref, claim) && this.#steps.get(ref.taskId)?.get(name);
+    if (!entry) return false;
+    if (!entry.done) Object.assign(entry, { done: true, result: structuredClone(result) });
+    return true;
+  }
+
+  async steps(ref: TaskRef): Promise<readonly TaskStep[]> {
+    validateRef(ref);
+    if (!this.#find(ref)) return [];
+    return [...(this.#steps.get(ref.taskId) ?? new Map<string, StepEntry>())].map(([name, entry]) => ({ name, starts: entry.starts, done: entry.done }));
+  }
+
   /** Deletes expired tasks now; returns how many. */
   deleteExpired(): number {
     const now = this.#now();
@@ -214,6 +306,7 @@ export class MemoryTaskStore implements TaskStore {
     for (const [taskId, record] of this.#tasks) {
       if (record.expiresAt !== null && record.expiresAt.getTime() <= now) {
         this.#tasks.delete(taskId);
+        this.#steps.delete(taskId);
         deleted += 1;
       }
     }
@@ -257,6 +350,12 @@ export class MemoryTaskStore implements TaskStore {
   #signal(taskId: string, signal: TaskSignal): void {
     // Deliver asynchronously, as a database notification would arrive.
     queueMicrotask(() => this.#fanOut.signal(taskId, signal));
+  }
+
+  #announceClaimable(): void {
+    queueMicrotask(() => {
+      for (const listener of this.#claimable) listener();
+    });
   }
 
   #changed(taskId: string): void {

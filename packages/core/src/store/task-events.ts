@@ -32,6 +32,12 @@ export interface TaskEvents {
    * record read once following was in place; the others are not followed.
    */
   followMany(owner: TaskOwner, taskIds: readonly string[], listener: (taskId: string) => void): Promise<FollowedTask[]>;
+
+  /**
+   * Calls `listener` when a task may have become claimable anywhere (queued, released), so a node
+   * with a free run slot tries to claim. A hint: the claim decides; a backstop poll covers a lost one.
+   */
+  onClaimable?(listener: () => void): Unsubscribe;
 }
 
 /** A task {@link TaskEvents.followMany} follows: its record when following began, and how to stop. */

@@ -2,6 +2,8 @@
 export const TASK_LIMITS = {
   /** A stored tool result or error, serialised. */
   maxResultBytes: 4 * 1024 * 1024,
+  /** A task's stored arguments, serialised. */
+  maxArgsBytes: 1024 * 1024,
   /** One input request or answer, serialised. */
   maxInputBytes: 256 * 1024,
   /** Input keys over a task's life. */

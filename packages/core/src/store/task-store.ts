@@ -1,6 +1,6 @@
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
-import type { JsonObject } from '../json/json-value.js';
+import type { JsonObject, JsonValue } from '../json/json-value.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import type { NewTask, TaskRecord } from '../task/task-record.js';
 import type { TaskStatus } from '../task/task-status.js';
@@ -46,6 +46,8 @@ export type TaskSignal = { readonly kind: 'cancelled'; readonly confirmed?: bool
 /** The state a runtime needs to notice cancels and answers it was not told about. */
 export interface TaskControlState {
   readonly status: TaskStatus;
+  /** Who holds the task now; a run whose claim differs was superseded. */
+  readonly claim: RunClaim | null;
   /** Keys asked and still without an answer. */
   readonly outstandingKeys: readonly string[];
 }
@@ -54,6 +56,24 @@ export interface TaskControlState {
 export interface CreateOptions {
   /** The owner's live-task limit (`Infinity` for none); checked atomically with the insert. */
   readonly maxLive: number;
+}
+
+/** What starting a journaled step found. */
+export type StepBegin =
+  /** The step finished in an earlier run: its journaled result, and `fn` is not called again. */
+  | { readonly state: 'done'; readonly result: JsonValue }
+  /** The step's work starts now (`starts` counts this start too). */
+  | { readonly state: 'run'; readonly starts: number }
+  /** The claim no longer holds the task: the run is superseded and must stop. */
+  | { readonly state: 'lost' };
+
+/** One journaled step of a task. */
+export interface TaskStep {
+  readonly name: string;
+  /** How many times its work started, over every run of the task. */
+  readonly starts: number;
+  /** Whether it finished (its result is journaled). */
+  readonly done: boolean;
 }
 
 /** Removes a subscription. */
@@ -130,6 +150,34 @@ export interface TaskStore {
    * the records of the visible ones; unknown, foreign and expired ids are absent.
    */
   markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]>;
+
+  /**
+   * Claims one claimable task for a run on `nodeId`: live, unexpired, held by no run, of a tool in
+   * `tools`; among the owners with such tasks, one with the fewest held tasks goes first (one
+   * owner's backlog does not starve another's), and its oldest task. The claim increments the
+   * task's attempt, fencing off any earlier run. Two nodes never claim the same task. `undefined`
+   * when nothing is claimable.
+   */
+  claim(nodeId: string, tools: readonly string[]): Promise<TaskRecord | undefined>;
+
+  /**
+   * Hands a live task that `claim` holds back for any node to claim (a draining node): no run
+   * holds it, and the hand-over does not count against its `maxAttempts`. `undefined` when the
+   * claim no longer holds it.
+   */
+  release(ref: TaskRef, claim: RunClaim): Promise<TaskRecord | undefined>;
+
+  /**
+   * Starts step `name` of the task `claim` holds: a step finished before returns its journaled
+   * result; otherwise its start is counted and the run does the work.
+   */
+  beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin>;
+
+  /** Journals the result of a step the run began; `false` when the claim no longer holds the task. */
+  finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean>;
+
+  /** The task's journal, in the order steps first started (empty when not found). */
+  steps(ref: TaskRef): Promise<readonly TaskStep[]>;
 
   /** Releases connections and timers. */
   close(): Promise<void>;

@@ -36,6 +36,32 @@ export function validateNewTask(task: NewTask): void {
     throw new InvalidTaskValueError('pollIntervalMs must be a positive integer');
   }
   if (task.nodeId !== null && typeof task.nodeId !== 'string') throw new InvalidTaskValueError('nodeId must be a string or null');
+  if (task.args !== undefined) validateJsonValue(task.args, 'args', TASK_LIMITS.maxArgsBytes);
+  if (task.clientCapabilities != null) assertJsonObject(task.clientCapabilities, 'clientCapabilities', TASK_LIMITS.maxInputBytes);
+  if (task.resumable !== undefined && typeof task.resumable !== 'boolean') throw new InvalidTaskValueError('resumable must be a boolean');
+  if (task.maxAttempts !== undefined && !(Number.isSafeInteger(task.maxAttempts) && task.maxAttempts > 0 && task.maxAttempts <= 1_000)) {
+    throw new InvalidTaskValueError('maxAttempts must be an integer from 1 to 1000');
+  }
+}
+
+/** Checks a value a store keeps as JSON (arguments, a step's result): any JSON value, within `maxBytes`. */
+export function validateJsonValue(value: unknown, what: string, maxBytes: number): void {
+  assertJsonObject({ value }, what, maxBytes);
+}
+
+/** Checks a step name: a non-empty string, unique per task like input keys. */
+export function validateStepName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name === '' || name.length > TASK_LIMITS.maxInputKeyLength || hasLoneSurrogate(name)) {
+    throw new InvalidTaskValueError(`step name must be a non-empty string of at most ${TASK_LIMITS.maxInputKeyLength} characters of valid Unicode text`);
+  }
+}
+
+/** Checks the claim a durable-work operation writes under. */
+export function validateClaim(claim: unknown): void {
+  const c = claim as { nodeId?: unknown; attempt?: unknown } | null;
+  if (typeof c?.nodeId !== 'string' || c.nodeId === '' || !Number.isSafeInteger(c.attempt)) {
+    throw new InvalidTaskValueError('claim must be { nodeId: non-empty string, attempt: integer }');
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { InputRequest, InputResponse } from '../input/input-request.js';
-import type { JsonObject } from '../json/json-value.js';
+import type { ClientCapabilities } from '../input/client-capabilities.js';
+import type { JsonObject, JsonValue } from '../json/json-value.js';
 import type { TaskOwner } from './task-owner.js';
 import type { TaskStatus } from './task-status.js';
 
@@ -34,8 +35,20 @@ export interface TaskRecord {
   readonly result: JsonObject | null;
   /** Set when `failed`. */
   readonly error: JsonRpcErrorObject | null;
-  /** The node that runs the task (null when unknown). */
+  /** The node that runs the task; null when no run holds it (queued, or released for another node to claim). */
   readonly nodeId: string | null;
+  /** Which run of the task holds it: 1 for the first, incremented by every claim (0: never claimed). */
+  readonly attempt: number;
+  /** Runs that ended by a hand-over (a draining node), which do not count against `maxAttempts`. */
+  readonly handovers: number;
+  /** Whether a lost run is released for another node to run again instead of failing the task. */
+  readonly resumable: boolean;
+  /** Runs a resumable task may lose before it fails (hand-overs not counted). */
+  readonly maxAttempts: number;
+  /** The tool's arguments, so any node can run it (null: not stored, an older writer). */
+  readonly args: JsonValue | null;
+  /** The client capabilities the creating request declared (null: not known). */
+  readonly clientCapabilities: ClientCapabilities | null;
 }
 
 /** What a caller gives a store to create a task. */
@@ -46,10 +59,22 @@ export interface NewTask {
   readonly scopes: readonly string[];
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
+  /** The node whose run holds the task from the start; null: queued for any node to claim. */
   readonly nodeId: string | null;
   /** An optional first status message. */
   readonly statusMessage?: string | null;
+  /** The tool's arguments, stored so that another node can run the task. Default null. */
+  readonly args?: JsonValue;
+  /** The creating request's client capabilities, stored with the task for any later run. */
+  readonly clientCapabilities?: ClientCapabilities | null;
+  /** See {@link TaskRecord.resumable}. Default false. */
+  readonly resumable?: boolean;
+  /** See {@link TaskRecord.maxAttempts}. Default 3. */
+  readonly maxAttempts?: number;
 }
+
+/** The default of {@link NewTask.maxAttempts}. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /** The keys of `record` still waiting for an answer, with their requests. */
 export function outstandingInputs(record: Pick<TaskRecord, 'inputs'>): Record<string, InputRequest> {

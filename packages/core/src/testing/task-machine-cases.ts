@@ -14,20 +14,35 @@ export interface MachineGiven {
   readonly answered?: readonly string[];
   /** How the task ended, if it did. */
   readonly ended?: TerminalTaskStatus;
+  /**
+   * The first run handed the task over and {@link RUNNER} claimed it again: attempt 2 holds it,
+   * and attempt 1 is a superseded run.
+   */
+  readonly reclaimed?: boolean;
 }
 
-/** What a case does. A `claim` names the node a run writes as; the task's runner is {@link RUNNER}. */
+/**
+ * What a case does. A `claim` names the node a run writes as (the task's runner is {@link RUNNER})
+ * and `attempt` the attempt it writes under (default: the one that holds the task).
+ */
 export type MachineAct =
-  | { readonly op: 'ask'; readonly key: string; readonly claim?: string }
+  | ({ readonly op: 'ask'; readonly key: string } & RunWrite)
   | { readonly op: 'read'; readonly key: string }
   | { readonly op: 'answer'; readonly responses: Readonly<Record<string, 'good' | 'bad'>> }
   | { readonly op: 'cancel' }
-  | { readonly op: 'finish'; readonly claim?: string }
-  | { readonly op: 'progress'; readonly claim?: string };
+  | ({ readonly op: 'finish' } & RunWrite)
+  | ({ readonly op: 'progress' } & RunWrite)
+  | ({ readonly op: 'step' } & RunWrite);
+
+/** Who a run's write claims to be. */
+export interface RunWrite {
+  readonly claim?: string;
+  readonly attempt?: number;
+}
 
 /**
  * What the act answered, in words: `pending`, `answered`, `ended` (ask, read); `accepted:a,b` or
- * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress).
+ * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress); `run`, `lost` (step).
  */
 export type MachineAnswer = string;
 
@@ -108,5 +123,13 @@ export const TASK_MACHINE_CASES: readonly MachineCase[] = [
   { name: 'a finish after a failure loses', given: { ended: 'failed' }, act: { op: 'finish' }, expect: { answer: 'lost', status: 'failed', outstanding: [] } },
   { name: 'progress keeps a waiting task waiting', given: { asked: ['a'] }, act: { op: 'progress' }, expect: { answer: 'written', status: 'input_required', outstanding: ['a'] } },
   { name: 'progress from a run that no longer holds its task is refused', given: {}, act: { op: 'progress', claim: 'node-b' }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'a write from a superseded attempt cannot finish the task', given: { reclaimed: true }, act: { op: 'finish', attempt: 1 }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'the attempt that holds a reclaimed task finishes it', given: { reclaimed: true }, act: { op: 'finish' }, expect: { answer: 'written', status: 'completed', outstanding: [] } },
+  { name: 'progress from a superseded attempt is refused', given: { reclaimed: true }, act: { op: 'progress', attempt: 1 }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'a superseded attempt asks nothing', given: { reclaimed: true }, act: { op: 'ask', key: 'a', attempt: 1 }, expect: { answer: 'ended', status: 'working', outstanding: [] } },
+  { name: 'a superseded attempt journals no step', given: { reclaimed: true }, act: { op: 'step', attempt: 1 }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'the attempt that holds the task starts a step', given: { reclaimed: true }, act: { op: 'step' }, expect: { answer: 'run', status: 'working', outstanding: [] } },
+  { name: 'a run that no longer holds its task journals no step', given: {}, act: { op: 'step', claim: 'node-b' }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
+  { name: 'a later attempt of the same node that held the task fences off the earlier one even once it ended', given: { reclaimed: true, ended: 'cancelled' }, act: { op: 'finish', attempt: 1 }, expect: { answer: 'lost', status: 'cancelled', outstanding: [] } },
   { name: 'progress after the end is refused', given: { ended: 'completed' }, act: { op: 'progress' }, expect: { answer: 'lost', status: 'completed', outstanding: [] } },
 ];

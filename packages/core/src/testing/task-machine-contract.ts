@@ -5,7 +5,8 @@ import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { outstandingKeys, stateOf } from '../machine/task-state.js';
 import type { TaskRef, TaskStore } from '../store/task-store.js';
 import { newTaskId } from '../task/task-id.js';
-import { CASE_REQUEST, caseResponses, RUNNER, TASK_MACHINE_CASES, type MachineAct, type MachineAnswer, type MachineGiven } from './task-machine-cases.js';
+import type { RunClaim } from '../machine/task-state.js';
+import { CASE_REQUEST, caseResponses, RUNNER, TASK_MACHINE_CASES, type MachineAct, type MachineAnswer, type MachineGiven, type RunWrite } from './task-machine-cases.js';
 import type { StoreUnderTest } from './task-store-contract.js';
 
 const RESULT = { content: [{ type: 'text', text: 'done' }] };
@@ -29,25 +30,35 @@ export function runTaskMachineCases(name: string, makeStore: () => Promise<Store
     for (const machineCase of TASK_MACHINE_CASES) {
       test(machineCase.name, async () => {
         const { store } = subject;
-        const ref = await reach(store, machineCase.given);
-        const answer = await act(store, ref, machineCase.act);
+        const { ref, attempt } = await reach(store, machineCase.given);
+        const answer = await act(store, ref, machineCase.act, attempt);
         const task = await store.get(ref);
         assert.ok(task, 'the task is still there');
         assert.deepEqual(
           { answer, status: task.status, outstanding: outstandingKeys(task) },
           { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
         );
-        assert.deepEqual(stateOf(task).claim, { nodeId: RUNNER });
+        assert.deepEqual(stateOf(task).claim, { nodeId: RUNNER, attempt });
       });
     }
   });
 }
 
-async function reach(store: TaskStore, given: MachineGiven): Promise<TaskRef> {
+async function reach(store: TaskStore, given: MachineGiven): Promise<{ ref: TaskRef; attempt: number }> {
   const owner = { subject: `user-${randomUUID()}`, server: 'machine', clientId: 'client', resource: '' };
   const taskId = newTaskId();
-  await store.create({ taskId, owner, tool: 'machine', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: RUNNER }, { maxLive: Infinity });
+  // A tool of its own, so the case's claim can only take its own task.
+  const tool = `machine-${randomUUID()}`;
+  const created = await store.create({ taskId, owner, tool, scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: RUNNER }, { maxLive: Infinity });
   const ref = { taskId, owner };
+  let attempt = created.attempt;
+  if (given.reclaimed) {
+    assert.ok(await store.release(ref, { nodeId: RUNNER, attempt }), 'the first run hands the task over');
+    const claimed = await store.claim(RUNNER, [tool]);
+    assert.equal(claimed?.taskId, taskId, 'the runner claims the task again');
+    attempt = claimed.attempt;
+    assert.equal(attempt, created.attempt + 1, 'the claim moved the attempt on');
+  }
   for (const key of given.asked ?? []) await store.requestInput(ref, key, CASE_REQUEST);
   if (given.answered?.length) {
     await store.answerInput(ref, caseResponses(Object.fromEntries(given.answered.map((key) => [key, 'good' as const]))));
@@ -55,13 +66,14 @@ async function reach(store: TaskStore, given: MachineGiven): Promise<TaskRef> {
   if (given.ended === 'cancelled') await store.cancel(ref);
   if (given.ended === 'completed') await store.finish(ref, { status: 'completed', result: RESULT });
   if (given.ended === 'failed') await store.finish(ref, { status: 'failed', error: FAILURE, statusMessage: FAILURE.message });
-  return ref;
+  return { ref, attempt };
 }
 
-async function act(store: TaskStore, ref: TaskRef, action: MachineAct): Promise<MachineAnswer> {
+async function act(store: TaskStore, ref: TaskRef, action: MachineAct, held: number): Promise<MachineAnswer> {
+  const claim = (write: RunWrite): RunClaim => ({ nodeId: write.claim ?? RUNNER, attempt: write.attempt ?? held });
   switch (action.op) {
     case 'ask':
-      return (await store.requestInput(ref, action.key, CASE_REQUEST, { nodeId: action.claim ?? RUNNER })).state;
+      return (await store.requestInput(ref, action.key, CASE_REQUEST, claim(action))).state;
     case 'read':
       return (await store.readInput(ref, action.key)).state;
     case 'answer':
@@ -78,8 +90,10 @@ async function act(store: TaskStore, ref: TaskRef, action: MachineAct): Promise<
       return before?.status !== 'cancelled' && after?.status === 'cancelled' ? 'cancelled' : 'unchanged';
     }
     case 'finish':
-      return (await store.finish(ref, { status: 'completed', result: RESULT }, { nodeId: action.claim ?? RUNNER })) ? 'written' : 'lost';
+      return (await store.finish(ref, { status: 'completed', result: RESULT }, claim(action))) ? 'written' : 'lost';
     case 'progress':
-      return (await store.setStatusMessage(ref, '1/2', { nodeId: action.claim ?? RUNNER })) ? 'written' : 'lost';
+      return (await store.setStatusMessage(ref, '1/2', claim(action))) ? 'written' : 'lost';
+    case 'step':
+      return (await store.beginStep(ref, claim(action), 'step-1')).state;
   }
 }

@@ -303,8 +303,8 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         await store.requestInput(b, 'name', ELICIT);
         const gone = { taskId: newTaskId(), owner: newOwner() };
         const states = await store.controlStates([a, b, gone]);
-        assert.deepEqual(states.get(a.taskId), { status: 'working', outstandingKeys: [] });
-        assert.deepEqual(states.get(b.taskId), { status: 'input_required', outstandingKeys: ['name'] });
+        assert.deepEqual(states.get(a.taskId), { status: 'working', claim: { nodeId: 'node-a', attempt: 1 }, outstandingKeys: [] });
+        assert.deepEqual(states.get(b.taskId), { status: 'input_required', claim: { nodeId: 'node-a', attempt: 1 }, outstandingKeys: ['name'] });
         assert.equal(states.has(gone.taskId), false);
       });
     });
@@ -561,6 +561,102 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         await store.create(task, { maxLive: Infinity });
         await assert.rejects(store.create({ ...task, tool: 'other' }, { maxLive: Infinity }), InvalidTaskValueError);
         assert.equal((await store.get(task))?.tool, 'export');
+      });
+    });
+
+    describe('durable work', () => {
+      // Each test claims only its own tool, so tests never take each other's tasks.
+      const tool = (): string => `tool-${randomUUID()}`;
+      const queued = async (name: string, overrides: Partial<NewTask> = {}): Promise<TaskRef> => created({ tool: name, nodeId: null, ...overrides });
+
+      test('a queued task is held by no run until a node claims it, and the claim is attempt 1', async () => {
+        const name = tool();
+        const ref = await queued(name, { args: { files: 3 }, clientCapabilities: { elicitation: { form: {} } }, resumable: true });
+        const before = await store.get(ref);
+        assert.deepEqual([before?.nodeId, before?.attempt, before?.status], [null, 0, 'working']);
+        const claimed = await store.claim('node-b', [name]);
+        assert.equal(claimed?.taskId, ref.taskId);
+        assert.deepEqual([claimed.nodeId, claimed.attempt, claimed.resumable], ['node-b', 1, true]);
+        assert.deepEqual(claimed.args, { files: 3 }, 'another node finds the arguments on the row');
+        assert.deepEqual(claimed.clientCapabilities, { elicitation: { form: {} } }, 'and the creating request\'s capabilities');
+        assert.equal(await store.claim('node-c', [name]), undefined, 'a held task is claimed by no one else');
+      });
+
+      test('a node claims only tools it names, and nothing terminal', async () => {
+        const name = tool();
+        const ref = await queued(name);
+        assert.equal(await store.claim('node-b', [tool()]), undefined);
+        await store.cancel(ref);
+        assert.equal(await store.claim('node-b', [name]), undefined);
+      });
+
+      test('concurrent claimers never take the same task', async () => {
+        const name = tool();
+        const refs = await Promise.all(Array.from({ length: 8 }, () => queued(name)));
+        const claims = await Promise.all(Array.from({ length: 12 }, (_, i) => store.claim(`node-${i}`, [name])));
+        const taken = claims.filter((claim) => claim !== undefined).map((claim) => claim.taskId);
+        assert.equal(taken.length, 8);
+        assert.deepEqual(new Set(taken), new Set(refs.map((ref) => ref.taskId)));
+      });
+
+      test('an owner with fewer held tasks is claimed first, however long another owner\'s backlog', async () => {
+        const name = tool();
+        const busy = newOwner();
+        const quiet = newOwner();
+        const backlog: string[] = [];
+        for (let i = 0; i < 3; i += 1) {
+          const task = newTask(busy, { tool: name, nodeId: null });
+          await store.create(task, { maxLive: Infinity });
+          backlog.push(task.taskId);
+        }
+        const late = newTask(quiet, { tool: name, nodeId: null });
+        await store.create(late, { maxLive: Infinity });
+        const first = await store.claim('node-b', [name]);
+        assert.equal(first?.taskId, backlog[0], 'the oldest task goes first');
+        const second = await store.claim('node-b', [name]);
+        assert.equal(second?.taskId, late.taskId, 'then the owner with no task running, before the busy owner\'s backlog');
+      });
+
+      test('a released task is claimed again under the next attempt, and the hand-over is counted', async () => {
+        const name = tool();
+        const ref = await created({ tool: name, resumable: true });
+        assert.equal(await store.release(ref, { nodeId: 'node-a', attempt: 2 }), undefined, 'a claim that does not hold the task releases nothing');
+        const released = await store.release(ref, { nodeId: 'node-a', attempt: 1 });
+        assert.deepEqual([released?.nodeId, released?.handovers, released?.status], [null, 1, 'working']);
+        const again = await store.claim('node-a', [name]);
+        assert.deepEqual([again?.nodeId, again?.attempt], ['node-a', 2]);
+        assert.equal(await store.setStatusMessage(ref, 'stale', { nodeId: 'node-a', attempt: 1 }), undefined, 'the first run is fenced off');
+      });
+
+      test('a finished step returns its journaled result; an unfinished one counts its starts', async () => {
+        const name = tool();
+        const ref = await created({ tool: name, resumable: true });
+        const first = { nodeId: 'node-a', attempt: 1 };
+        assert.deepEqual(await store.beginStep(ref, first, 'file-1'), { state: 'run', starts: 1 });
+        assert.equal(await store.finishStep(ref, first, 'file-1', { bytes: 10 }), true);
+        assert.deepEqual(await store.beginStep(ref, first, 'file-2'), { state: 'run', starts: 1 });
+        await store.release(ref, first);
+        const second = { nodeId: 'node-b', attempt: (await store.claim('node-b', [name]))!.attempt };
+        assert.deepEqual(await store.beginStep(ref, second, 'file-1'), { state: 'done', result: { bytes: 10 } });
+        assert.deepEqual(await store.beginStep(ref, second, 'file-2'), { state: 'run', starts: 2 });
+        assert.equal(await store.finishStep(ref, first, 'file-2', 'stale'), false, 'the superseded run journals nothing');
+        assert.equal(await store.finishStep(ref, second, 'file-2', null), true);
+        assert.deepEqual(await store.steps(ref), [
+          { name: 'file-1', starts: 1, done: true },
+          { name: 'file-2', starts: 2, done: true },
+        ]);
+        assert.deepEqual(await store.steps({ taskId: ref.taskId, owner: newOwner() }), [], 'another owner sees no journal');
+      });
+
+      test('a bad step name, claim or result is refused and journals nothing', async () => {
+        const ref = await created();
+        const claim = { nodeId: 'node-a', attempt: 1 };
+        await assert.rejects(store.beginStep(ref, claim, ''), InvalidTaskValueError);
+        await assert.rejects(store.beginStep(ref, { nodeId: 'node-a' } as never, 'x'), InvalidTaskValueError);
+        await store.beginStep(ref, claim, 'x');
+        await assert.rejects(store.finishStep(ref, claim, 'x', { n: Number.NaN }), InvalidTaskValueError);
+        assert.deepEqual(await store.steps(ref), [{ name: 'x', starts: 1, done: false }]);
+        await assert.rejects(store.create(newTask(newOwner(), { args: { f: () => 1 } as never }), { maxLive: Infinity }), InvalidTaskValueError);
       });
     });
   });

@@ -2,11 +2,16 @@ import { defineTool } from '@mcp-tasks/server';
 import * as z from 'zod';
 import { sleep } from './sleep.js';
 
-/** `export` (the seed's example): exports `files` files, reporting progress per file, until cancelled. */
+/**
+ * `export` (the seed's example): exports `files` files, reporting progress per file, until
+ * cancelled. Resumable: each file is a journaled step, so a run that takes over after its node
+ * was lost skips the files already exported and says how many runs it took.
+ */
 export const exportTool = defineTool({
   name: 'export',
-  description: 'Exports a project file by file, reporting progress; stops when cancelled.',
+  description: 'Exports a project file by file, reporting progress; stops when cancelled; resumes on another server if its server is lost.',
   task: 'optional',
+  resumable: true,
   scopes: ['export'],
   input: z.object({
     project: z.string().min(1).max(256),
@@ -16,14 +21,25 @@ export const exportTool = defineTool({
   async execute({ files, delayMs }, ctx) {
     let exported = 0;
     while (exported < files && !ctx.cancelled()) {
+      const file = exported + 1;
       try {
-        await sleep(delayMs, ctx.signal);
+        await ctx.step(`file-${file}`, async () => {
+          await sleep(delayMs, ctx.signal);
+          return file;
+        });
       } catch {
         break;
       }
-      exported += 1;
+      exported = file;
       await ctx.progress(exported, files);
     }
-    return { content: [{ type: 'text', text: `Exported ${exported} of ${files} files.` }] };
+    let text = `Exported ${exported} of ${files} files.`;
+    const resumed = ctx.attempt - 1;
+    if (resumed > 0) {
+      // Redone: file steps whose work started more than once (the run that was lost was in them).
+      const redone = (await ctx.journal()).filter((step) => step.name.startsWith('file-') && step.starts > 1).length;
+      text += ` (resumed ${resumed} times, ${redone} files redone)`;
+    }
+    return { content: [{ type: 'text', text }] };
   },
 });

@@ -1,7 +1,10 @@
 /** What a control notification asks of the node running a task. Payloads carry ids only. */
 export interface ControlMessage {
-  /** `cancel` and `input` go to the running node; `status` (and both others) to followers. */
-  readonly op: 'cancel' | 'input' | 'status';
+  /**
+   * `cancel` and `input` go to the running node; `status` (and both others) to followers;
+   * `claimable` (a task no run holds: queued or released) to every node that claims.
+   */
+  readonly op: 'cancel' | 'input' | 'status' | 'claimable';
   readonly taskId: string;
 }
 
@@ -15,7 +18,7 @@ export function parseControlMessage(payload: string | undefined): ControlMessage
   if (!payload) return undefined;
   try {
     const message = JSON.parse(payload) as Partial<ControlMessage> | null;
-    if ((message?.op === 'cancel' || message?.op === 'input' || message?.op === 'status') && typeof message.taskId === 'string') {
+    if ((message?.op === 'cancel' || message?.op === 'input' || message?.op === 'status' || message?.op === 'claimable') && typeof message.taskId === 'string') {
       return { op: message.op, taskId: message.taskId };
     }
   } catch {

@@ -53,6 +53,7 @@ export class PostgresTaskNode implements TaskNode {
   readonly #store: PostgresTaskStore;
   readonly #logger: MaintenanceLogger;
   readonly #fanOut: TaskFanOut;
+  readonly #claimers = new Set<() => void>();
   #stopped: Promise<void> | undefined;
 
   /** Starts a node beside `store`: registers its lease and starts its timers. */
@@ -121,6 +122,12 @@ export class PostgresTaskNode implements TaskNode {
     return unfollow;
   }
 
+  onClaimable(listener: () => void): Unsubscribe {
+    this.#claimers.add(listener);
+    if (!this.#stopped) this.listener?.start();
+    return () => void this.#claimers.delete(listener);
+  }
+
   attachRuns(runs: RunRegistry): Unsubscribe {
     return this.rescuer?.attach(runs) ?? (() => {});
   }
@@ -143,6 +150,7 @@ export class PostgresTaskNode implements TaskNode {
   stop(): Promise<void> {
     this.#stopped ??= (async () => {
       this.#fanOut.clear();
+      this.#claimers.clear();
       await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.listener?.stop()]);
       await this.lease?.stop();
     })();
@@ -150,8 +158,19 @@ export class PostgresTaskNode implements TaskNode {
   }
 
   #deliver(message: ControlMessage): void {
-    if (message.op !== 'status') this.#fanOut.signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
+    if (message.op === 'claimable') this.#wakeClaimers();
+    if (message.op === 'cancel' || message.op === 'input') this.#fanOut.signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
     this.#fanOut.changed(message.taskId);
+  }
+
+  #wakeClaimers(): void {
+    for (const claimer of this.#claimers) {
+      try {
+        claimer();
+      } catch (error) {
+        this.#logger.error('a claimer threw', error);
+      }
+    }
   }
 
   /**
@@ -169,6 +188,8 @@ export class PostgresTaskNode implements TaskNode {
    * (ended: cancelled; otherwise a wake so waiters re-read), and ping every follower.
    */
   async #rescan(): Promise<void> {
+    // Claimable announcements sent while the connection was down are lost too.
+    this.#wakeClaimers();
     for (const taskId of this.#fanOut.followedTaskIds()) this.#fanOut.changed(taskId);
     const taskIds = this.#fanOut.watchedTaskIds();
     if (taskIds.length === 0) return;

@@ -18,9 +18,12 @@ export const isLive: RawBuilder<boolean> = sql<boolean>`status IN ('working', 'i
 export const touchedAt: RawBuilder<Date> = sql<Date>`greatest(date_trunc('milliseconds', now()), last_updated_at)`;
 
 /**
- * The row is held by `claim` (no claim: any holder). The one place a run's fencing is written, so
- * durable work's attempt numbers extend this predicate and no statement that uses it.
+ * The row is held by `claim` (no claim: any holder): its node and its attempt, so a superseded run
+ * (the task was claimed again since) is refused. The one place a run's fencing is written.
  */
 export function heldBy(claim: RunClaim | undefined): RawBuilder<boolean> {
-  return claim === undefined ? sql<boolean>`true` : sql<boolean>`node_id = ${claim.nodeId}`;
+  return claim === undefined ? sql<boolean>`true` : sql<boolean>`(node_id = ${claim.nodeId} AND attempt = ${claim.attempt}::int)`;
 }
+
+/** The row is claimable: live, unexpired, and held by no run. */
+export const isClaimable: RawBuilder<boolean> = sql<boolean>`node_id IS NULL AND ${isLive} AND (expires_at IS NULL OR expires_at > now())`;

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonRpcErrorObject, TaskInput, TaskRecord, TaskStatus } from '@mcp-tasks/core';
+import type { ClientCapabilities, JsonObject, JsonRpcErrorObject, JsonValue, TaskInput, TaskRecord, TaskStatus } from '@mcp-tasks/core';
 import { isTaskStatus } from '@mcp-tasks/core';
 import type { TaskRow } from './tasks-table.js';
 
@@ -26,6 +26,12 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     result: (row.result ?? null) as JsonObject | null,
     error: (row.error ?? null) as JsonRpcErrorObject | null,
     nodeId: row.node_id,
+    attempt: row.attempt,
+    handovers: row.handovers,
+    resumable: row.resumable,
+    maxAttempts: row.max_attempts,
+    args: (row.args ?? null) as JsonValue | null,
+    clientCapabilities: (row.client_capabilities ?? null) as ClientCapabilities | null,
   };
 }
 

@@ -24,12 +24,29 @@ export interface TasksTable {
   error: unknown;
   node_id: string | null;
   followed: Generated<boolean>;
+  attempt: Generated<number>;
+  handovers: Generated<number>;
+  resumable: Generated<boolean>;
+  max_attempts: Generated<number>;
+  args: unknown;
+  client_capabilities: unknown;
+}
+
+/** A `task_steps` row (see migrations/0004_durable_work.sql). */
+export interface TaskStepsTable {
+  task_id: string;
+  name: string;
+  seq: Generated<string>;
+  starts: Generated<number>;
+  done: Generated<boolean>;
+  result: unknown;
 }
 
 /** The tables of one mcp-tasks schema, for kysely. */
 export interface TasksDatabase {
   tasks: TasksTable;
   nodes: NodesTable;
+  task_steps: TaskStepsTable;
 }
 
 /** A selected `tasks` row. */

@@ -1,26 +1,32 @@
-import { InvalidTaskValueError, QuotaExceededError, ownerKey, type NewTask, type TaskRecord } from '@mcp-tasks/core';
+import { DEFAULT_MAX_ATTEMPTS, InvalidTaskValueError, QuotaExceededError, ownerKey, type NewTask, type TaskRecord } from '@mcp-tasks/core';
 import { sql } from 'kysely';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
+import { notifyClaimable } from './notify-claimable.js';
 import type { SqlContext } from './sql-context.js';
 
-/** The SQLSTATE `create_task()` raises when the owner is at its limit (migration 0003). */
+/** The SQLSTATE `create_durable_task()` raises when the owner is at its limit (migration 0003). */
 const QUOTA_EXCEEDED = 'MTQ01';
 
 /**
- * Inserts a task in `working`, in one round trip through `create_task()`: with a finite `maxLive`
- * the function takes the owner's advisory transaction lock, counts the owner's live tasks and
- * inserts, so concurrent creators of one owner cannot overshoot and owners never wait on each other.
+ * Inserts a task in `working`, in one round trip through `create_durable_task()`: with a finite
+ * `maxLive` the function takes the owner's advisory transaction lock, counts the owner's live
+ * tasks and inserts, so concurrent creators of one owner cannot overshoot and owners never wait on
+ * each other. A queued task (no node) is announced to the nodes as claimable.
  */
 export async function createTask(context: SqlContext, task: NewTask, statusMessage: string | null, maxLive: number): Promise<TaskRecord> {
   const { owner } = task;
   try {
     const { rows } = await sql<TaskRow>`
-      SELECT * FROM ${context.createTaskFunction}(
-        ${task.taskId}, ${owner.subject}, ${owner.server}, ${owner.clientId}, ${owner.resource}, ${ownerKey(owner)},
-        ${task.tool}, ${[...task.scopes]}::text[], ${statusMessage}, ${task.ttlMs}::bigint, ${task.pollIntervalMs}::bigint,
-        ${task.nodeId}, ${Number.isFinite(maxLive) ? maxLive : null}::integer
-      )
+      SELECT created.*, ${notifyClaimable(context.channel, sql`created`)}
+        FROM ${context.createTaskFunction}(
+          ${task.taskId}, ${owner.subject}, ${owner.server}, ${owner.clientId}, ${owner.resource}, ${ownerKey(owner)},
+          ${task.tool}, ${[...task.scopes]}::text[], ${statusMessage}, ${task.ttlMs}::bigint, ${task.pollIntervalMs}::bigint,
+          ${task.nodeId}, ${Number.isFinite(maxLive) ? maxLive : null}::integer,
+          ${task.args === undefined ? null : JSON.stringify(task.args)}::jsonb,
+          ${task.clientCapabilities == null ? null : JSON.stringify(task.clientCapabilities)}::jsonb,
+          ${task.resumable ?? false}::boolean, ${task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}::integer
+        ) AS created
     `.execute(context.db);
     const row = rows[0];
     if (!row) throw new InvalidTaskValueError('a task with this id already exists');

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { isLive, touchedAt } from '../schema/task-predicates.js';
+import { isLive } from '../schema/task-predicates.js';
 import { notifyFollowers } from './notify-followers.js';
+import { announceLostRun, settleLostRun } from './lost-run.js';
 import type { SqlContext } from './sql-context.js';
 
 /** The JSON-RPC code of a rescued task: -32603 Internal error (the server lost the outcome, not the call). */
@@ -12,7 +13,7 @@ export function orphanErrorText(nodeId: string): string {
 }
 
 /**
- * Fails the given tasks of `nodeId` that are still live, compare-and-set on the live status and
+ * Settles (releases a resumable task with attempts left, fails any other) the given tasks of `nodeId` that are still live, compare-and-set on the live status and
  * the node (a task that ended since the scan stays as it ended), and tells their followers.
  * Returns how many it failed.
  */
@@ -21,15 +22,11 @@ export async function failOrphanedTasks(context: SqlContext, nodeId: string, tas
   const message = orphanErrorText(nodeId);
   const { rows } = await sql<{ id: string }>`
     UPDATE ${context.tasks}
-       SET status = 'failed',
-           error = jsonb_build_object('code', ${ORPHAN_ERROR_CODE}::int, 'message', ${message}::text),
-           status_message = ${message},
-           result = NULL,
-           last_updated_at = ${touchedAt}
+       SET ${settleLostRun(ORPHAN_ERROR_CODE, sql<string>`${message}::text`)}
      WHERE id = ANY(${[...taskIds]}::text[])
        AND node_id = ${nodeId}
        AND ${isLive}
-    RETURNING id, ${notifyFollowers(context.channel)}
+    RETURNING id, ${notifyFollowers(context.channel)}, CASE WHEN node_id IS NULL THEN ${announceLostRun(context.channel, context.tasks)} END AS released_notified
   `.execute(context.db);
   return rows.length;
 }

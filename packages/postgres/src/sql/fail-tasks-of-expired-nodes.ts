@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { isLive, touchedAt } from '../schema/task-predicates.js';
+import { isLive } from '../schema/task-predicates.js';
 import { LEASE_ERROR_CODE, leaseErrorMessage } from './lease-error.js';
+import { announceLostRun, settleLostRun } from './lost-run.js';
 import type { SqlContext } from './sql-context.js';
 
 /** One page of the reaper's work. */
@@ -12,10 +13,11 @@ export interface FailedPage {
 }
 
 /**
- * Fails up to `limit` live tasks, ordered by id after `afterId`, of nodes whose lease has expired
- * by the database clock, with a -32603 "The server running this task stopped (node X lease
- * expired)" error, and announces each as a cancel (a node that is alive but lost its lease aborts
- * the run). The UPDATE itself re-checks the live status and the expired lease (compare-and-set;
+ * Settles up to `limit` live tasks, ordered by id after `afterId`, of nodes whose lease has
+ * expired by the database clock: a resumable task with attempts left is released for another node
+ * (announced as claimable), any other fails with a -32603 "The server running this task stopped
+ * (node X lease expired)" error, announced as a cancel (a node that is alive but lost its lease
+ * aborts the run). The UPDATE itself re-checks the live status and the expired lease (compare-and-set;
  * River #1302): a task that completed, or a node that renewed, since the scan stays as it is.
  * Rows a writer holds are skipped, not waited on; the next round takes them.
  */
@@ -33,16 +35,12 @@ export async function failTasksOfExpiredNodes(context: SqlContext, limit: number
          FOR UPDATE OF t SKIP LOCKED
     ), failed AS (
       UPDATE ${context.tasks} AS t
-         SET status = 'failed',
-             error = jsonb_build_object('code', ${LEASE_ERROR_CODE}::int, 'message', ${leaseErrorMessage(sql`t.node_id`, 'lease expired')}),
-             status_message = ${leaseErrorMessage(sql`t.node_id`, 'lease expired')},
-             result = NULL,
-             last_updated_at = ${touchedAt}
+         SET ${settleLostRun(LEASE_ERROR_CODE, leaseErrorMessage(sql`t.node_id`, 'lease expired'))}
         FROM page
        WHERE t.id = page.id
          AND ${isLive}
          AND EXISTS (SELECT 1 FROM ${context.nodes} AS n WHERE n.node_id = t.node_id AND n.lease_expires_at <= now())
-      RETURNING t.id, pg_notify(${context.channel}, json_build_object('op', 'cancel', 'taskId', t.id)::text)::text AS notified
+      RETURNING t.id, ${announceLostRun(context.channel, sql`t`)} AS notified
     )
     SELECT failed.id, (SELECT max(id) FROM page) AS last_id FROM failed
     UNION ALL

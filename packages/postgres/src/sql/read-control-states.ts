@@ -8,8 +8,8 @@ import type { SqlContext } from './sql-context.js';
 export async function readControlStates(context: SqlContext, refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>> {
   const states = new Map<string, TaskControlState>();
   if (refs.length === 0) return states;
-  const { rows } = await sql<{ id: string; status: string; outstanding_keys: string[] }>`
-    SELECT t.id, t.status,
+  const { rows } = await sql<{ id: string; status: string; node_id: string | null; attempt: number; outstanding_keys: string[] }>`
+    SELECT t.id, t.status, t.node_id, t.attempt,
            ARRAY(SELECT k.key
                    FROM unnest(t.input_keys) WITH ORDINALITY AS k (key, n)
                   WHERE NOT (t.inputs -> k.key ? 'response')
@@ -19,6 +19,9 @@ export async function readControlStates(context: SqlContext, refs: readonly Task
         ON t.id = r.id AND t.owner_key = r.owner_key
      WHERE t.expires_at IS NULL OR t.expires_at > now()
   `.execute(context.db);
-  for (const row of rows) states.set(row.id, { status: toTaskStatus(row.status), outstandingKeys: row.outstanding_keys });
+  for (const row of rows) {
+    const claim = row.node_id === null ? null : { nodeId: row.node_id, attempt: row.attempt };
+    states.set(row.id, { status: toTaskStatus(row.status), claim, outstandingKeys: row.outstanding_keys });
+  }
   return states;
 }

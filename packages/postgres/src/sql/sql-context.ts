@@ -9,14 +9,16 @@ export interface SqlContext {
   readonly tasks: RawBuilder<unknown>;
   /** `<schema>.nodes` (node leases), ready to splice into a statement. */
   readonly nodes: RawBuilder<unknown>;
-  /** `<schema>.create_task`, the one-round-trip create with its quota check (migration 0003). */
+  /** `<schema>.create_durable_task`, the one-round-trip create with its quota check (migrations 0003, 0004). */
   readonly createTaskFunction: RawBuilder<unknown>;
+  /** `<schema>.task_steps`, the journal of `ctx.step`. */
+  readonly steps: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
 }
 
 export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
-  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), createTaskFunction: sql.id(schema, 'create_task'), channel };
+  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), createTaskFunction: sql.id(schema, 'create_durable_task'), steps: sql.id(schema, 'task_steps'), channel };
 }
 
 /** The same context on another executor (a transaction or a pinned connection). */

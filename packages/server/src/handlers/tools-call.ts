@@ -8,7 +8,7 @@ import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { withInlineRun, type InlineRunCarrier } from '../tool/inline-run-carrier.js';
 import { isInputRequired } from '../tool/is-input-required.js';
-import { validateToolOutput } from '../tool/validate-output.js';
+import { taskExecute } from '../tool/task-execute.js';
 import type { HandlerDeps } from './handler-deps.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -68,8 +68,9 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         tool: tool.name,
         scopes: tool.scopes,
         args,
+        resumable: tool.resumable,
         ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
-        execute: async (a, taskCtx) => (await validateToolOutput(tool, await tool.execute(a, { ...taskCtx, prepared, mode: 'task' }))) as never,
+        execute: taskExecute(tool, prepared),
       });
       return { resultType: 'task', ...toTaskView(record) };
     } catch (error) {

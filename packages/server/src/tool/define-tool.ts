@@ -58,6 +58,14 @@ export interface ToolDefinition<Input extends z.ZodType, Prepared = undefined> {
   readonly icons?: readonly Icon[];
   readonly _meta?: Readonly<Record<string, unknown>>;
   /**
+   * Whether a task of the tool survives the loss of its node: when the node running it dies, is
+   * found stale or drains past its deadline, the task is released and another node runs
+   * `execute` again from the start, with the steps journaled through `ctx.step` returning their
+   * results instead of running again. Up to the runtime's `maxAttempts` lost runs (hand-overs by
+   * a draining node do not count). Default false: the task fails with its node.
+   */
+  readonly resumable?: boolean;
+  /**
    * Runs in the original request before any task exists. Return an `InputRequiredResult`
    * (`inputRequired(...)` from the SDK) to ask the client for input on that request (MRTR); the
    * client retries with `inputResponses`. Anything else is handed to `execute` as `ctx.prepared`.
@@ -84,6 +92,7 @@ export interface TaskTool<Args = unknown, Prepared = unknown> {
   readonly outputSchema?: z.ZodType;
   readonly icons?: readonly Icon[];
   readonly _meta?: Readonly<Record<string, unknown>>;
+  readonly resumable: boolean;
   readonly prepare?: (args: Args, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
   readonly execute: (args: Args, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
 }
@@ -105,6 +114,7 @@ export interface AnyTaskTool {
   readonly outputSchema?: z.ZodType;
   readonly icons?: readonly Icon[];
   readonly _meta?: Readonly<Record<string, unknown>>;
+  readonly resumable: boolean;
   readonly prepare?: (args: never, ctx: PrepareContext) => unknown;
   readonly execute: (args: never, ctx: ToolContext<never>) => ToolResult | Promise<ToolResult>;
 }
@@ -120,8 +130,10 @@ export function defineTool<Input extends z.ZodType, Prepared = undefined>(
     throw new TypeError(`defineTool(${definition.name}): task must be 'optional', 'required' or 'forbidden'`);
   }
   if (typeof definition.execute !== 'function') throw new TypeError(`defineTool(${definition.name}): execute must be a function`);
+  if (definition.resumable !== undefined && typeof definition.resumable !== 'boolean') throw new TypeError(`defineTool(${definition.name}): resumable must be a boolean`);
   return {
     ...definition,
+    resumable: definition.resumable ?? false,
     input: definition.input as unknown as z.ZodType<z.output<Input>>,
     scopes: [...(definition.scopes ?? [])],
   };

@@ -1,4 +1,4 @@
-import { admitInputRequest, TaskCancelledError, type ElicitResult, type InputRequest, type InputResponse, type JsonObject, type RootsResult, type SampleResult, type TaskOwner } from '@mcp-tasks/core';
+import { admitInputRequest, TaskCancelledError, type ElicitResult, type InputRequest, type InputResponse, type JsonObject, type RootsResult, type SampleResult, type TaskOwner, type TaskStep } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import type { TaskTool, ToolContext } from './define-tool.js';
@@ -37,6 +37,9 @@ export async function runInline<Args, Prepared>(
     prepared = outcome;
   }
   const signal = mcp.mcpReq.signal;
+  // An inline run has no journal: it lives and dies with its request, so each step just runs
+  // (again on each MRTR round), and the journal shows this round's steps.
+  const steps = new Map<string, TaskStep>();
   const progressToken = mcp.mcpReq._meta?.progressToken;
   const ctx: ToolContext<Prepared> = {
     taskId: '',
@@ -45,6 +48,15 @@ export async function runInline<Args, Prepared>(
     prepared: prepared as Prepared,
     mode: 'inline',
     cancelled: () => signal.aborted,
+    attempt: 1,
+    step: async (name, fn) => {
+      if (signal.aborted) throw new TaskCancelledError();
+      steps.set(name, { name, starts: (steps.get(name)?.starts ?? 0) + 1, done: false });
+      const value = await fn();
+      steps.set(name, { name, starts: steps.get(name)!.starts, done: true });
+      return value;
+    },
+    journal: async () => [...steps.values()],
     progress: async (progress, total, message) => {
       if (progressToken === undefined || signal.aborted) return;
       await mcp.mcpReq.notify({

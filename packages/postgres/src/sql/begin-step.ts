@@ -1,0 +1,29 @@
+import type { JsonValue, RunClaim, StepBegin, TaskRef } from '@mcp-tasks/core';
+import { ownerKey } from '@mcp-tasks/core';
+import { sql } from 'kysely';
+import { heldBy, isLive, visibleTo } from '../schema/task-predicates.js';
+import type { SqlContext } from './sql-context.js';
+
+/**
+ * Starts step `name` of a task `claim` holds, in one statement: a new step is journaled with one
+ * start; an unfinished one counts another start (its work is redone); a finished one returns its
+ * result untouched. No row: the claim no longer holds the task. The task row is share-locked, so a
+ * reaper releasing it waits for the start to be journaled (or the start sees the release).
+ */
+export async function beginStep(context: SqlContext, ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
+  const { rows } = await sql<{ starts: number; done: boolean; result: unknown }>`
+    WITH held AS (
+      SELECT id FROM ${context.tasks}
+       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
+         FOR SHARE
+    )
+    INSERT INTO ${context.steps} AS s (task_id, name)
+    SELECT id, ${name} FROM held
+    ON CONFLICT (task_id, name) DO UPDATE
+       SET starts = s.starts + CASE WHEN s.done THEN 0 ELSE 1 END
+    RETURNING s.starts, s.done, s.result
+  `.execute(context.db);
+  const row = rows[0];
+  if (!row) return { state: 'lost' };
+  return row.done ? { state: 'done', result: (row.result ?? null) as JsonValue } : { state: 'run', starts: row.starts };
+}
