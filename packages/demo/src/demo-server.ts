@@ -56,6 +56,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
+    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
   });
   // Each McpServer's name is the server part of its tasks' owners. tasks.listen serves
   // subscriptions/listen with taskIds (notifications/tasks) in front of the SDK's handler.

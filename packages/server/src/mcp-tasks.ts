@@ -5,6 +5,8 @@ import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
+import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
+import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
@@ -31,6 +33,13 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly classifyError?: RpcErrorClassifier;
   /** Largest serialised `arguments` of a task tool call, in bytes. Default 1 MiB. */
   readonly maxArgumentBytes?: number;
+  /**
+   * Per-owner token bucket on `tasks/*` and `subscriptions/listen` of the handlers {@link McpTasks.listen}
+   * returns, per node. Default 50 requests/s, burst 200; `false` turns it off.
+   */
+  readonly rateLimit?: RateLimitOptions | false;
+  /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
+  readonly listenStreams?: ListenStreamCapOptions | false;
 }
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
@@ -74,9 +83,13 @@ export class McpTasks {
   readonly #tracer: McpRequestTracer;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
+  readonly #rateLimiter: OwnerRateLimiter | undefined;
+  readonly #streamCaps: ListenStreamCaps | undefined;
 
   constructor(options: McpTasksOptions = {}) {
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, ...runtimeOptions } = options;
+    this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
+    this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
@@ -176,6 +189,8 @@ export class McpTasks {
       ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
+      ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
+      ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
     });
     this.#listens.add(listen);
     return listen;
