@@ -10,6 +10,8 @@ export { InvalidTaskValueError } from './errors/invalid-task-value-error.js';
 export { TaskCancelledError } from './errors/task-cancelled-error.js';
 export { InvalidInputRequestError } from './errors/invalid-input-request-error.js';
 export { InputNotSupportedError } from './errors/input-not-supported-error.js';
+export { RateLimitedError } from './errors/rate-limited-error.js';
+export { LimitReachedError } from './errors/limit-reached-error.js';
 
 export {
   TASK_STATUSES,

@@ -1,4 +1,6 @@
+import type { RateLimitOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
+import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
 export interface DemoConfig {
@@ -21,6 +23,8 @@ export interface DemoConfig {
   readonly auth?: DemoAuthConfig | undefined;
   /** The bearer token `GET /metrics` needs (`MCP_TASKS_METRICS_TOKEN`); absent: `/metrics` is open. */
   readonly metricsToken?: string | undefined;
+  /** Per-owner rate limit of task operations (`MCP_TASKS_RATE_LIMIT`: `perSecond[,burst]` or `off`); absent: the library's default. */
+  readonly rateLimit?: RateLimitOptions | false | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -38,6 +42,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
+    rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
   };
 }
 

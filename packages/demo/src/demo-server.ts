@@ -66,6 +66,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
     ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
+    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
   });
   // Claim queued and released tasks from the start, before any request reaches this node. That
   // opens the LISTEN connection now: serve once the node is ready (or after a bound, and let

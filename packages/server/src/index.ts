@@ -28,3 +28,5 @@ export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token
 export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
 export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
 export { checkRequestBody } from './handlers/check-request-body.js';
+export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
+export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';

@@ -20,6 +20,8 @@ import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
+import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
+import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
@@ -49,6 +51,13 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly classifyError?: RpcErrorClassifier;
   /** Largest serialised `arguments` of a task tool call, in bytes. Default 1 MiB. */
   readonly maxArgumentBytes?: number;
+  /**
+   * Per-owner token bucket on `tasks/*` and `subscriptions/listen` of the handlers {@link McpTasks.listen}
+   * returns, per node. Default 50 requests/s, burst 200; `false` turns it off.
+   */
+  readonly rateLimit?: RateLimitOptions | false;
+  /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
+  readonly listenStreams?: ListenStreamCapOptions | false;
 }
 
 /** Options of {@link McpTasks.listen}. */
@@ -103,10 +112,14 @@ export class McpTasks {
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
   readonly #claimed = new Set<string>();
+  readonly #rateLimiter: OwnerRateLimiter | undefined;
+  readonly #streamCaps: ListenStreamCaps | undefined;
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, ...runtimeOptions } = options;
+    this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
+    this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
@@ -246,6 +259,8 @@ export class McpTasks {
       ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
+      ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
+      ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
     });
     this.#listens.add(listen);
     return listen;

@@ -8,6 +8,8 @@ export const ErrorCode = {
   InvalidParams: -32602,
   /** An internal error; its message never carries internals. */
   InternalError: -32603,
+  /** A server error: a rate limit or capacity limit refused the request; `data` says which and when to retry. */
+  ServerError: -32000,
   /** The request needs a client capability it did not declare (the tasks extension). */
   MissingRequiredClientCapability: -32021,
 } as const;

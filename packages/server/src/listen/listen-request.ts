@@ -9,6 +9,8 @@ export interface TaskListenRequest {
   readonly meta: Record<string, unknown> | undefined;
   /** The same body without `taskIds`: what the SDK is given to serve the standard kinds. */
   readonly withoutTaskIds: Record<string, unknown>;
+  /** Whether `notifications` names anything beside `taskIds` (kinds the SDK serves). */
+  readonly asksStandardKinds: boolean;
 }
 
 /**
@@ -30,6 +32,7 @@ export function readTaskListen(body: unknown): TaskListenRequest | undefined {
     taskIds,
     meta: isObject(meta) ? meta : undefined,
     withoutTaskIds: { ...body, params: { ...params, notifications: standard } },
+    asksStandardKinds: Object.keys(standard).length > 0,
   };
 }
 

@@ -1,10 +1,15 @@
-import { isWellFormedTaskId, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
+import { isWellFormedTaskId, JsonRpcError, ownerKey, RateLimitedError, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import { limitResponse } from '../limits/limit-response.js';
+import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
+import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
+import { rateLimitedRequest } from '../limits/rate-limited-request.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
+import { atTokenExpiry } from './token-expiry.js';
 import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
 import { TaskFollower } from './task-follower.js';
 
@@ -25,6 +30,10 @@ export interface TaskListenOptions {
   readonly serverInfo?: Implementation;
   /** Errors that do not reach the client (a failed re-read, an SDK stream that broke). */
   readonly onerror?: (error: Error) => void;
+  /** Per-owner rate limit of `tasks/*` and `subscriptions/listen`, checked before the SDK or the store sees the request. */
+  readonly rateLimiter?: OwnerRateLimiter;
+  /** Caps on open task listen streams, per owner and per node (shared by every handler of one `McpTasks`). */
+  readonly streamCaps?: ListenStreamCaps;
 }
 
 /**
@@ -92,6 +101,18 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       }
     }
     const forward = { ...requestOptions, parsedBody };
+    let owner: Promise<TaskOwner | undefined> | undefined;
+    const ownerOnce = () =>
+      (owner ??= options.ownerOf(requestOptions?.authInfo, request).catch((error: unknown) => {
+        onerror(error instanceof Error ? error : new Error(String(error)));
+        return undefined;
+      }));
+    const limited = options.rateLimiter ? rateLimitedRequest(parsedBody) : undefined;
+    if (limited) {
+      const key = await ownerOnce();
+      const retryAfterMs = key ? options.rateLimiter!.take(ownerKey(key)) : 0;
+      if (retryAfterMs > 0) return limitResponse(limited.id, new RateLimitedError(retryAfterMs));
+    }
     const listen = readTaskListen(parsedBody);
     if (!listen) return handler.fetch(request, forward);
 
@@ -106,34 +127,63 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
         error: { code: -32602, message: `Invalid params: notifications.taskIds names ${taskIds.length} tasks; one listen may follow at most ${maxTaskIds}` },
       });
     }
-    // The SDK serves the same listen without taskIds: its checks come first, and it serves the
-    // standard kinds (acknowledging {} and closing at once when none was asked for).
-    const sdkResponse = await handler.fetch(request, { ...forward, parsedBody: listen.withoutTaskIds });
-    if (sdkResponse.status !== 200 || !(sdkResponse.headers.get('content-type') ?? '').startsWith('text/event-stream') || !sdkResponse.body) {
-      return sdkResponse;
+    // A stream slot is taken before anything else is done for it, and given back on every way out.
+    const listenOwner = await ownerOnce();
+    let release: ReleaseSlot = () => {};
+    if (options.streamCaps) {
+      try {
+        release = options.streamCaps.admit(listenOwner ? ownerKey(listenOwner) : '');
+      } catch (error) {
+        if (error instanceof JsonRpcError) return limitResponse(listen.id, error);
+        throw error;
+      }
     }
-    const sdk = new SseFrameReader(sdkResponse.body);
-    if (!declaresTasksExtension({ mcpReq: { envelope: listen.meta } })) {
-      sdk.cancel();
-      const error = missingTasksCapability('subscriptions/listen with notifications.taskIds');
-      return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+    try {
+      // The SDK serves the same listen without taskIds: its checks come first, and it serves the
+      // standard kinds (acknowledging {} and closing at once when none was asked for).
+      const sdkResponse = await handler.fetch(request, { ...forward, parsedBody: listen.withoutTaskIds });
+      if (!listen.asksStandardKinds && (await isSdkSubscriptionLimit(sdkResponse))) {
+        // The SDK's subscriptions are shared by every caller and a task-only listen needs none:
+        // whoever holds them all cannot refuse it. Its checks before the limit passed.
+        if (!declaresTasksExtension({ mcpReq: { envelope: listen.meta } })) {
+          release();
+          return missingExtensionResponse(listen);
+        }
+        return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, {}, undefined);
+      }
+      if (sdkResponse.status !== 200 || !(sdkResponse.headers.get('content-type') ?? '').startsWith('text/event-stream') || !sdkResponse.body) {
+        release();
+        return sdkResponse;
+      }
+      const sdk = new SseFrameReader(sdkResponse.body);
+      if (!declaresTasksExtension({ mcpReq: { envelope: listen.meta } })) {
+        sdk.cancel();
+        release();
+        return missingExtensionResponse(listen);
+      }
+      const ack = await sdk.next();
+      const honored = ackNotifications(ack?.message);
+      if (honored === undefined) {
+        // Not the SDK's listen stream as we know it: leave it to the SDK.
+        sdk.cancel();
+        release();
+        onerror(new Error('subscriptions/listen: the SDK stream did not start with an acknowledgement'));
+        return handler.fetch(request, forward);
+      }
+      const sdkServes = Object.keys(honored).length > 0;
+      if (!sdkServes) sdk.cancel();
+      return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, honored, sdkServes ? sdk : undefined);
+    } catch (error) {
+      release();
+      throw error;
     }
-    const ack = await sdk.next();
-    const honored = ackNotifications(ack?.message);
-    if (honored === undefined) {
-      // Not the SDK's listen stream as we know it: leave it to the SDK.
-      sdk.cancel();
-      onerror(new Error('subscriptions/listen: the SDK stream did not start with an acknowledgement'));
-      return handler.fetch(request, forward);
-    }
-    const sdkServes = Object.keys(honored).length > 0;
-    if (!sdkServes) sdk.cancel();
-    return serveStream(request, requestOptions?.authInfo, listen, taskIds, honored, sdkServes ? sdk : undefined);
   }
 
   async function serveStream(
     request: Request,
     authInfo: AuthInfo | undefined,
+    owner: TaskOwner | undefined,
+    release: ReleaseSlot,
     listen: TaskListenRequest,
     taskIds: readonly string[],
     honored: Record<string, unknown>,
@@ -180,6 +230,8 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     const teardown = () => {
       if (closed) return;
       closed = true;
+      release();
+      cancelExpiry();
       for (const follower of followers) follower.stop();
       if (keepAlive) clearInterval(keepAlive);
       request.signal.removeEventListener('abort', onAbort);
@@ -194,6 +246,8 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     const onAbort = () => teardown();
     request.signal.addEventListener('abort', onAbort, { once: true });
     open.add(stream);
+    // The stream ends, as a drain ends it, when the token it was opened with expires.
+    const cancelExpiry = atTokenExpiry(authInfo, () => void stream.end(true));
 
     const allEnded = () => followers.every((f) => f.ended);
     const onEnd = () => {
@@ -201,12 +255,6 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     };
 
     // Follow first, then read (TaskFollower.followMany): nothing that changes after the read is missed.
-    let owner: TaskOwner | undefined;
-    try {
-      owner = await options.ownerOf(authInfo, request);
-    } catch (error) {
-      onerror(error instanceof Error ? error : new Error(String(error)));
-    }
     const agreed: string[] = [];
     if (owner) {
       // One query for all the ids, however many (up to the cap) and whoever's they are.
@@ -305,6 +353,22 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       return count;
     },
   };
+}
+
+function missingExtensionResponse(listen: TaskListenRequest): Response {
+  const error = missingTasksCapability('subscriptions/listen with notifications.taskIds');
+  return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+}
+
+/** Whether `response` is the SDK's refusal of a listen because all its subscriptions are taken. */
+async function isSdkSubscriptionLimit(response: Response): Promise<boolean> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return false;
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown; message?: unknown } };
+    return body.error?.code === -32603 && body.error.message === 'Subscription limit reached';
+  } catch {
+    return false;
+  }
 }
 
 /** The `notifications` of the SDK's acknowledgement for this subscription, or undefined when `message` is not it. */

@@ -1,0 +1,73 @@
+/** Options of {@link OwnerRateLimiter}. */
+export interface RateLimitOptions {
+  /** Tokens an owner's bucket regains per second: its sustained rate. Default 50. */
+  readonly requestsPerSecond?: number;
+  /** Size of an owner's bucket: how many requests it may send at once after a quiet spell. Default 200. */
+  readonly burst?: number;
+  /**
+   * Owners whose buckets are kept; past it the least recently seen is forgotten (it comes back
+   * with a full bucket). Bounds memory whatever the number of owners a caller can mint. Default 10 000.
+   */
+  readonly maxOwners?: number;
+  /** The clock, in milliseconds (tests). Default `performance.now`. */
+  readonly now?: () => number;
+}
+
+export const DEFAULT_RATE_LIMIT = { requestsPerSecond: 50, burst: 200 } as const;
+const DEFAULT_MAX_OWNERS = 10_000;
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * A token bucket per owner key, in one process: each request takes one token, buckets refill at
+ * `requestsPerSecond` up to `burst`. The map is bounded and evicts the least recently used owner,
+ * so minting owners costs the attacker, not the node's memory.
+ */
+export class OwnerRateLimiter {
+  readonly requestsPerSecond: number;
+  readonly burst: number;
+  readonly #maxOwners: number;
+  readonly #now: () => number;
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(options: RateLimitOptions = {}) {
+    this.requestsPerSecond = positive(options.requestsPerSecond ?? DEFAULT_RATE_LIMIT.requestsPerSecond, 'requestsPerSecond');
+    this.burst = positive(options.burst ?? Math.max(DEFAULT_RATE_LIMIT.burst, this.requestsPerSecond), 'burst');
+    this.#maxOwners = positive(options.maxOwners ?? DEFAULT_MAX_OWNERS, 'maxOwners');
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Takes one token of `key`'s bucket: 0 when granted, otherwise the milliseconds until one is back. */
+  take(key: string): number {
+    const now = this.#now();
+    let bucket = this.#buckets.get(key);
+    if (bucket) {
+      this.#buckets.delete(key);
+      bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.requestsPerSecond);
+      bucket.at = now;
+    } else {
+      bucket = { tokens: this.burst, at: now };
+      if (this.#buckets.size >= this.#maxOwners) this.#buckets.delete(this.#buckets.keys().next().value as string);
+    }
+    // Re-inserted last: the Map's order is the recency order.
+    this.#buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return ((1 - bucket.tokens) / this.requestsPerSecond) * 1000;
+  }
+
+  /** Owners with a bucket (at most `maxOwners`). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!(value > 0) || !Number.isFinite(value)) throw new Error(`rateLimit.${name} must be a positive number, got ${value}`);
+  return value;
+}
