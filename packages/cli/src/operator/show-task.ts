@@ -27,6 +27,8 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
     `  last updated   ${when(task.lastUpdatedAt)}`,
     `  expires        ${when(task.expiresAt)}`,
     `  poll interval  ${task.pollIntervalMs} ms`,
+    `  attempt        ${task.attempt}${task.resumable ? ` of at most ${task.maxAttempts} (resumable)` : ''}${task.handovers > 0 ? `, ${task.handovers} hand-over(s)` : ''}`,
+    `  arguments      ${describeValue(task.args, reveal)}`,
   ];
   const inputs = Object.entries(task.inputs);
   lines.push(`  input requests ${inputs.length === 0 ? 'none' : ''}`.trimEnd());
@@ -46,6 +48,7 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
 function taskJson(task: OperatorTaskDetail, reveal: boolean): unknown {
   return {
     ...task,
+    args: redactedValue(task.args, reveal),
     inputs: Object.fromEntries(Object.entries(task.inputs).map(([key, input]) => [key, { request: redactedValue(input.request, reveal), response: redactedValue(input.response, reveal) }])),
     result: redactedValue(task.result, reveal),
     error: task.error === null ? null : reveal ? task.error : { code: task.error.code, ...(redactedValue(task.error, false) as object) },
