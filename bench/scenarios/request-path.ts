@@ -3,28 +3,22 @@
 // owner and expiry filters) answer the same `tasks/get` load from the same client, taking turns
 // within each round, so the ratio holds however the machine's speed drifts. Then one node end to
 // end (tools/call, then tasks/get until completed) with the node's own CPU time per task.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { percentile } from '../stats.js';
 import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
-import { startDemoNode, stopDemoNode } from '../support/demo-nodes.js';
+import { spawnListening, startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
 import { rpc } from '../support/mcp-client.js';
 import { atLeast, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 
 const CLIENTS = 16;
 const SEEDED_TASKS = 200;
 
-interface Subject {
-  readonly url: string;
-  readonly process: ChildProcess;
-}
-
 export async function runRequestPath(context: BenchContext): Promise<ScenarioResult> {
   const durationMs = context.quick ? 1_000 : 5_000;
   const node = await startDemoNode(context.root, context.databaseUrl, 'bench-request-path', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' });
-  let bare: Subject | undefined;
+  let bare: DemoNode | undefined;
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   try {
     const taskIds = await seedCompletedTasks(node.url, context.quick ? 20 : SEEDED_TASKS);
@@ -98,7 +92,7 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       notes: [],
     };
   } finally {
-    if (bare) await stop(bare.process);
+    if (bare) await stopDemoNode(bare);
     await stopDemoNode(node);
     await admin.end();
   }
@@ -146,38 +140,9 @@ async function seedCompletedTasks(url: string, count: number): Promise<string[]>
   return ids;
 }
 
-async function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<Subject> {
-  const child = spawn(process.execPath, [path.join(root, 'bench/support/bare-tasks-get-server.mjs')], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: databaseUrl, OWNER_KEY: ownerKey, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the bare server did not start within 10 s')), 10_000);
-    let stdout = '';
-    child.stdout!.on('data', (chunk) => {
-      stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the bare server exited with ${code}`));
-    });
-  });
-  return { url, process: child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<DemoNode> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, OWNER_KEY: ownerKey, PORT: '0' };
+  return spawnListening(root, [path.join(root, 'bench/support/bare-tasks-get-server.mjs')], env, 'the bare server', 10_000);
 }
 
 /** User plus system CPU seconds a process has used (Linux /proc; fields 14 and 15 of stat, in clock ticks of 1/100 s, Linux's USER_HZ). */

@@ -21,17 +21,19 @@ export async function freePort(): Promise<number> {
 
 export async function startDemoNode(root: string, databaseUrl: string, nodeId: string, env: Record<string, string> = {}): Promise<DemoNode> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['packages/demo/dist/node/main.js'], {
-    cwd: root,
-    // One benchmark client is one owner at thousands of requests a second: the per-owner rate
-    // limit would measure itself. A scenario about limits passes its own MCP_TASKS_RATE_LIMIT.
-    env: { ...process.env, MCP_TASKS_RATE_LIMIT: 'off', ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // One benchmark client is one owner at thousands of requests a second: the per-owner rate
+  // limit would measure itself. A scenario about limits passes its own MCP_TASKS_RATE_LIMIT.
+  const nodeEnv = { ...process.env, MCP_TASKS_RATE_LIMIT: 'off', ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId };
+  return spawnListening(root, ['packages/demo/dist/node/main.js'], nodeEnv, `demo node ${nodeId}`, 60_000);
+}
+
+/** Starts `node ARGS` and resolves once it prints `listening on URL` (demo nodes, the bare server). */
+export async function spawnListening(root: string, args: readonly string[], env: NodeJS.ProcessEnv, name: string, timeoutMs: number): Promise<DemoNode> {
+  const child = spawn(process.execPath, [...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo node ${nodeId} did not start within 60 s: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s: ${stderr}`)), timeoutMs);
     let stdout = '';
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
@@ -43,7 +45,7 @@ export async function startDemoNode(root: string, databaseUrl: string, nodeId: s
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`demo node ${nodeId} exited with ${code}: ${stderr}`));
+      reject(new Error(`${name} exited with ${code}: ${stderr}`));
     });
   });
   return { url, process: child };

@@ -1,6 +1,7 @@
 import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import type { TaskListenHandler } from '../listen/task-listen.js';
 import { checkRequestBody } from './check-request-body.js';
+import { parsedBodyOf } from './parsed-body.js';
 
 /**
  * `handler` behind {@link checkRequestBody}: a POST body is parsed once here (unless the host
@@ -10,14 +11,9 @@ import { checkRequestBody } from './check-request-body.js';
 export function withBodyChecks(handler: TaskListenHandler): TaskListenHandler {
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
-    let parsedBody = requestOptions?.parsedBody;
-    if (parsedBody === undefined) {
-      try {
-        parsedBody = JSON.parse(await request.clone().text());
-      } catch {
-        return handler.fetch(request, requestOptions);
-      }
-    }
+    const parsed = await parsedBodyOf(request, requestOptions);
+    if (!parsed) return handler.fetch(request, requestOptions);
+    const parsedBody = parsed.body;
     const refusal = checkRequestBody(parsedBody);
     if (refusal) return Response.json(refusal);
     return handler.fetch(request, { ...requestOptions, parsedBody });

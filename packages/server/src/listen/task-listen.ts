@@ -1,4 +1,5 @@
 import { isWellFormedTaskId, JsonRpcError, ownerKey, RateLimitedError, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
+import { parsedBodyOf } from '../handlers/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
@@ -92,14 +93,9 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
 
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
-    let parsedBody = requestOptions?.parsedBody;
-    if (parsedBody === undefined) {
-      try {
-        parsedBody = JSON.parse(await request.clone().text());
-      } catch {
-        return handler.fetch(request, requestOptions);
-      }
-    }
+    const parsed = await parsedBodyOf(request, requestOptions);
+    if (!parsed) return handler.fetch(request, requestOptions);
+    const parsedBody = parsed.body;
     const forward = { ...requestOptions, parsedBody };
     let owner: Promise<TaskOwner | undefined> | undefined;
     const ownerOnce = () =>
