@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   checkInputRequest,
   InputNotSupportedError,
@@ -8,43 +8,20 @@ import {
   MemoryTaskStore,
   TaskRuntime,
   type ClientCapabilities,
-  type DetailedTask,
   type InputRequest,
   type TaskContext,
   type TaskOwner,
-  type TaskRef,
 } from '@mcp-tasks/core';
+import { ended, testRuntime, until } from './support/runtime-harness.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'test', clientId: '', resource: '' });
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 const TASKS_ONLY: ClientCapabilities = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
 function runtime(): { rt: TaskRuntime; store: MemoryTaskStore } {
   const store = new MemoryTaskStore();
-  const rt = new TaskRuntime({ store, pollIntervalMs: 50, onError: () => {} });
-  cleanups.push(async () => {
-    await rt.close();
-    await store.close();
-  });
-  return { rt, store };
+  return { rt: testRuntime({ store }), store };
 }
-
-async function until(rt: TaskRuntime, ref: TaskRef, done: (task: DetailedTask) => boolean): Promise<DetailedTask> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const task = await rt.get(ref);
-    if (done(task)) return task;
-    if (Date.now() > deadline) throw new Error(`task stayed ${task.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-const ended = (task: DetailedTask) => ['completed', 'failed', 'cancelled'].includes(task.status);
 
 /** Runs `ask` in a task and reports how the ask ended: the error's class, code and data, or "asked". */
 async function outcomeOfAsk(ask: (ctx: TaskContext) => Promise<unknown>, clientCapabilities?: ClientCapabilities) {

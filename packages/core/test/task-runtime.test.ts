@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   JsonRpcError,
   MemoryTaskStore,
@@ -9,49 +9,24 @@ import {
   TaskCancelledError,
   TaskNotFoundError,
   TaskRuntime,
-  type DetailedTask,
   type TaskContext,
   type TaskOwner,
-  type TaskRef,
-  type TaskRuntimeOptions,
   type TaskStore,
 } from '@mcp-tasks/core';
+import { ended, testRuntime, until } from './support/runtime-harness.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'test', clientId: '', resource: '' });
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 /** A form elicitation with no fields: the smallest one the protocol accepts. */
 const form = (message: string) => ({ message, requestedSchema: { type: 'object' as const, properties: {} } });
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()!();
-});
-
-function runtime(options: Partial<TaskRuntimeOptions> = {}): TaskRuntime {
-  const store = options.store ?? new MemoryTaskStore();
-  const rt = new TaskRuntime({ pollIntervalMs: 50, onError: () => {}, ...options, store });
-  cleanups.push(async () => {
-    await rt.close();
-    await store.close();
-  });
-  return rt;
-}
+const runtime = testRuntime;
 
 /** A gate a test opens to let a tool go on. */
 function gate(): { wait: Promise<void>; open: () => void } {
   let open!: () => void;
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
-}
-
-async function until(rt: TaskRuntime, ref: TaskRef, done: (task: DetailedTask) => boolean): Promise<DetailedTask> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const task = await rt.get(ref);
-    if (done(task)) return task;
-    if (Date.now() > deadline) throw new Error(`task stayed ${task.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** A tool that ignores everything but its signal, and opens `aborted` when it fires. */
@@ -63,7 +38,6 @@ function untilAborted(aborted: { open: () => void }) {
   };
 }
 
-const ended = (task: DetailedTask) => ['completed', 'failed', 'cancelled'].includes(task.status);
 
 describe('a task run', () => {
   test('is committed before start resolves and runs in the background', async () => {
