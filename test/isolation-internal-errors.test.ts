@@ -8,7 +8,7 @@ import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextprotocol/server';
 import pg from 'pg';
-import { envelope } from './server-raw-client.js';
+import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -33,21 +33,8 @@ after(async () => {
   await database.drop();
 });
 
-let nextId = 1;
 async function rpc(method: string, params: Record<string, unknown>): Promise<{ result?: any; error?: { code: number; message: string } }> {
-  const response = await handler.fetch(
-    new Request('http://localhost/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': method,
-        'mcp-name': String(params['name'] ?? params['taskId']),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(true) } }),
-    }),
-  );
+  const response = await handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: requestHeaders(method, params), body: requestBody(method, params, true) }));
   const text = await response.text();
   if (text.startsWith('{')) return JSON.parse(text);
   const frame = text.split('\n\n').find((f) => f.includes('"result"') || f.includes('"error"'))!;

@@ -8,7 +8,7 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import pg from 'pg';
-import { envelope } from './server-raw-client.js';
+import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const quiet = { warn: () => {}, error: () => {} };
@@ -43,20 +43,8 @@ after(async () => {
   await database.drop();
 });
 
-let nextId = 1;
 function request(method: string, params: Record<string, unknown>, signal?: AbortSignal): Request {
-  return new Request('http://localhost/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(method === 'tools/call' ? { 'mcp-name': String(params['name']) } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(true) } }),
-    ...(signal ? { signal } : {}),
-  });
+  return new Request('http://localhost/mcp', { method: 'POST', headers: requestHeaders(method, params), body: requestBody(method, params, true), ...(signal ? { signal } : {}) });
 }
 
 const json = (frame: string) => JSON.parse(frame.replace(/^event: message\ndata: /, ''));

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
 import { taskTools } from '@mcp-tasks/demo';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { envelope } from './server-raw-client.js';
+import { requestBody, requestHeaders } from './server-raw-client.js';
 
 /** A JSON-RPC reply as the tests read it. */
 type JsonRpcReply = { result: Record<string, any>; error: { code: number; message: string } };
@@ -30,19 +30,11 @@ after(async () => {
   await tasks.close();
 });
 
-let nextId = 1;
 function request(method: string, params: Record<string, unknown>, headers: Record<string, string> = {}, signal?: AbortSignal): Request {
   return new Request('http://localhost/mcp', {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(method === 'tools/call' ? { 'mcp-name': String(params['name']) } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(true) } }),
+    headers: { ...requestHeaders(method, params), ...headers },
+    body: requestBody(method, params, true),
     ...(signal ? { signal } : {}),
   });
 }
