@@ -23,5 +23,9 @@ export {
   type OperatorNodeSummary,
   type OperatorTaskDetail,
   type OperatorTaskFilter,
+  type OperatorTaskStep,
   type OperatorTaskSummary,
 } from './operator/operator-types.js';
+export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';
+export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stats/cluster-stats.js';
+export { redactedValue, type RedactedValue } from './operator/redacted-value.js';

@@ -4,6 +4,7 @@ import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
 import type { ControlMessage } from '../listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
 import { listenerConnectionConfig } from '../listener/listener-connection.js';
+import { ClusterStatsService, type ClusterStatsConfig } from '../maintenance/cluster-stats-service.js';
 import { LeaseReaper, type LeaseReaperConfig } from '../maintenance/lease-reaper.js';
 import { consoleLogger, type MaintenanceLogger } from '../maintenance/maintenance-logger.js';
 import { NodeLease, type NodeLeaseConfig } from '../maintenance/node-lease.js';
@@ -30,6 +31,8 @@ export interface PostgresTaskNodeOptions {
   readonly sweeper?: TtlSweeperConfig | false;
   /** Fails this node's live tasks that no run of its runtime holds (an outcome that could not be written). */
   readonly rescuer?: OrphanRescuerConfig | false;
+  /** Counts the cluster's tasks (one node at a time) for cluster-wide gauges and the console. */
+  readonly stats?: ClusterStatsConfig | false;
   /** Where background problems are reported. Default: the console. */
   readonly logger?: MaintenanceLogger;
   /** Keep every service's test signals from the start (tests only; off, they cost nothing). */
@@ -49,6 +52,7 @@ export class PostgresTaskNode implements TaskNode {
   readonly reaper: LeaseReaper | undefined;
   readonly sweeper: TtlSweeper | undefined;
   readonly rescuer: OrphanRescuer | undefined;
+  readonly stats: ClusterStatsService | undefined;
   readonly #connection: StoreConnection;
   readonly #store: PostgresTaskStore;
   readonly #logger: MaintenanceLogger;
@@ -68,6 +72,9 @@ export class PostgresTaskNode implements TaskNode {
     node.reaper?.start();
     node.sweeper?.start();
     node.rescuer?.start();
+    node.stats?.start();
+    // A first round now, so the counts are there from the start rather than after an interval.
+    node.stats?.runOnce().catch((error: unknown) => node.#logger.error('cluster stats failed', error));
     return node;
   }
 
@@ -87,6 +94,7 @@ export class PostgresTaskNode implements TaskNode {
         : new LeaseReaper(sql, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
     this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(sql, schema, this.#logger, options.sweeper);
     this.rescuer = options.rescuer === false ? undefined : new OrphanRescuer(sql, schema, this.nodeId, this.#logger, options.rescuer);
+    this.stats = options.stats === false ? undefined : new ClusterStatsService(sql, schema, this.nodeId, this.#logger, options.stats);
     this.listener =
       options.listener === false
         ? undefined
@@ -104,7 +112,7 @@ export class PostgresTaskNode implements TaskNode {
             options.listener,
           );
     if (options.testSignals) {
-      for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.rescuer]) if (service) enableTestSignals(service.testSignals);
+      for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.rescuer, this.stats]) if (service) enableTestSignals(service.testSignals);
     }
   }
 
@@ -151,7 +159,7 @@ export class PostgresTaskNode implements TaskNode {
     this.#stopped ??= (async () => {
       this.#fanOut.clear();
       this.#claimers.clear();
-      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.listener?.stop()]);
+      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.stats?.stop(), this.listener?.stop()]);
       await this.lease?.stop();
     })();
     return this.#stopped;

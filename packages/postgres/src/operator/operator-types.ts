@@ -11,6 +11,11 @@ export interface OperatorTaskFilter {
   readonly olderThanMs?: number;
   /** At most this many, newest first (default 50). */
   readonly limit?: number;
+  /**
+   * The next page: only tasks listed after this one (the last id of the previous page). A task
+   * swept since ends the listing.
+   */
+  readonly after?: string;
 }
 
 /** One line of `tasks list`: what an operator needs to spot a stuck task, nothing of its data. */
@@ -30,6 +35,14 @@ export interface OperatorTaskSummary {
 /** A task's whole row for `tasks show`, whoever owns it. */
 export interface OperatorTaskDetail extends TaskRecord {
   readonly expired: boolean;
+}
+
+/** One step of a task's journal (`ctx.step`), for `show` and the console. */
+export interface OperatorTaskStep {
+  readonly name: string;
+  /** How many times its work started: more than 1 means it was redone after a lost run. */
+  readonly starts: number;
+  readonly done: boolean;
 }
 
 /** What an operator cancel did: the row after it, and whether this cancel changed it. */

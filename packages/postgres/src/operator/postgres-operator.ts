@@ -6,9 +6,13 @@ import type { TasksDatabase } from '../schema/tasks-table.js';
 import { cancelTaskByOperator } from '../sql/cancel-task-by-operator.js';
 import { listNodesForOperator } from '../sql/list-nodes-for-operator.js';
 import { listTasksForOperator } from '../sql/list-tasks-for-operator.js';
+import { readClusterStats } from '../sql/read-cluster-stats.js';
+import { readStepsForOperator } from '../sql/read-steps-for-operator.js';
 import { readTaskForOperator } from '../sql/read-task-for-operator.js';
+import { connectionOf, type PostgresTaskStore } from '../postgres-task-store.js';
+import type { ClusterStats } from '../stats/cluster-stats.js';
 import { sqlContext, type SqlContext } from '../sql/sql-context.js';
-import type { OperatorCancelResult, OperatorNodeSummary, OperatorTaskDetail, OperatorTaskFilter, OperatorTaskSummary } from './operator-types.js';
+import type { OperatorCancelResult, OperatorNodeSummary, OperatorTaskDetail, OperatorTaskFilter, OperatorTaskStep, OperatorTaskSummary } from './operator-types.js';
 
 /**
  * The cluster's tasks as an operator sees them: every owner's, by id alone. Access to the
@@ -25,12 +29,27 @@ export class PostgresOperator {
     this.#sql = sqlContext(db, schema, controlChannelOf(schema));
   }
 
+  /** An operator on the pool of `store` (a node's console), in its schema. */
+  static forStore(store: PostgresTaskStore): PostgresOperator {
+    const { pool, schema } = connectionOf(store);
+    return new PostgresOperator(pool, schema);
+  }
+
   listTasks(filter: OperatorTaskFilter = {}): Promise<OperatorTaskSummary[]> {
     return listTasksForOperator(this.#sql, filter);
   }
 
   getTask(taskId: string): Promise<OperatorTaskDetail | undefined> {
     return readTaskForOperator(this.#sql, taskId);
+  }
+
+  getTaskSteps(taskId: string): Promise<OperatorTaskStep[]> {
+    return readStepsForOperator(this.#sql, taskId);
+  }
+
+  /** The counts the maintenance leader last wrote (`undefined` before the first). */
+  clusterStats(): Promise<ClusterStats | undefined> {
+    return readClusterStats(this.#sql);
   }
 
   cancelTask(taskId: string): Promise<OperatorCancelResult | undefined> {

@@ -12,6 +12,8 @@ export async function listTasksForOperator(context: SqlContext, filter: Operator
   if (filter.tool !== undefined) where.push(sql`tool = ${filter.tool}`);
   if (filter.nodeId !== undefined) where.push(sql`node_id = ${filter.nodeId}`);
   if (filter.ownerSubject !== undefined) where.push(sql`owner_subject = ${filter.ownerSubject}`);
+  // Keyset paging in the listing's own order; the subquery finds the cursor's row by primary key.
+  if (filter.after !== undefined) where.push(sql`(created_at, id) < (SELECT c.created_at, c.id FROM ${context.tasks} c WHERE c.id = ${filter.after})`);
   if (filter.olderThanMs !== undefined) where.push(sql`created_at <= now() - make_interval(secs => ${filter.olderThanMs / 1000})`);
   const { rows } = await sql<{
     id: string;
@@ -28,7 +30,7 @@ export async function listTasksForOperator(context: SqlContext, filter: Operator
            coalesce(expires_at <= now(), false) AS expired
       FROM ${context.tasks}
      WHERE ${sql.join(where, sql` AND `)}
-     ORDER BY created_at DESC, id
+     ORDER BY created_at DESC, id DESC
      LIMIT ${filter.limit ?? DEFAULT_LIMIT}
   `.execute(context.db);
   return rows.map((row) => ({

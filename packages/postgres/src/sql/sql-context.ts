@@ -13,12 +13,22 @@ export interface SqlContext {
   readonly createTaskFunction: RawBuilder<unknown>;
   /** `<schema>.task_steps`, the journal of `ctx.step`. */
   readonly steps: RawBuilder<unknown>;
+  /** `<schema>.cluster_stats`, the leader's counts of the cluster's tasks (migration 0005). */
+  readonly clusterStats: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
 }
 
 export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
-  return { db, tasks: sql.id(schema, 'tasks'), nodes: sql.id(schema, 'nodes'), createTaskFunction: sql.id(schema, 'create_durable_task'), steps: sql.id(schema, 'task_steps'), channel };
+  return {
+    db,
+    tasks: sql.id(schema, 'tasks'),
+    nodes: sql.id(schema, 'nodes'),
+    createTaskFunction: sql.id(schema, 'create_durable_task'),
+    steps: sql.id(schema, 'task_steps'),
+    clusterStats: sql.id(schema, 'cluster_stats'),
+    channel,
+  };
 }
 
 /** The same context on another executor (a transaction or a pinned connection). */
