@@ -1,5 +1,6 @@
 import type { RateLimitOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
+import { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
@@ -25,6 +26,10 @@ export interface DemoConfig {
   readonly metricsToken?: string | undefined;
   /** Per-owner rate limit of task operations (`MCP_TASKS_RATE_LIMIT`: `perSecond[,burst]` or `off`); absent: the library's default. */
   readonly rateLimit?: RateLimitOptions | false | undefined;
+  /** The operator console at `/console` (`MCP_TASKS_CONSOLE_TOKEN`; needs `DATABASE_URL`); absent: off. */
+  readonly console?: ConsoleConfig | undefined;
+  /** How often the maintenance leader counts the cluster's tasks (`MCP_TASKS_CLUSTER_STATS_MS`); default 15 000. */
+  readonly clusterStatsMs?: number | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -43,6 +48,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
+    console: consoleFromEnv(env),
+    clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
   };
 }
 

@@ -5,7 +5,9 @@ import { logSafe, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
 import type { DemoConfig } from './config.js';
+import { createConsole } from './console/console-handler.js';
 import { createEdge } from './http/edge.js';
+import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
 import { openStore } from './store/open-store.js';
 import { registerGreet, taskTools } from './tools/index.js';
@@ -56,7 +58,14 @@ export interface DemoServerOptions {
 /** Starts one demo node (what `npm run serve` runs). */
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
-  const { store, node, readiness } = await openStore(config.databaseUrl, { nodeId: config.nodeId, leaseMs: config.leaseMs, migrate: config.migrate });
+  if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
+  const { store, node, readiness, operator, clusterStats } = await openStore(config.databaseUrl, {
+    nodeId: config.nodeId,
+    leaseMs: config.leaseMs,
+    migrate: config.migrate,
+    clusterStatsMs: config.clusterStatsMs,
+  });
+  if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
   const tasks = new McpTasks({
     store,
     ...(node ? { node } : {}),
@@ -80,7 +89,11 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   const handler = handlerFor(DEMO_SERVER_NAME);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
-  const http: Server = createServer(createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve, metricsToken: config.metricsToken }));
+  const operatorConsole =
+    config.console && operator && clusterStats ? createConsole({ config: config.console, operator, stats: clusterStats, verifier: config.auth?.verifier }) : undefined;
+  const http: Server = createServer(
+    createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve, metricsToken: config.metricsToken, console: operatorConsole }),
+  );
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(config.port, config.host, () => resolve());

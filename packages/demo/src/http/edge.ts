@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { logSafe } from '@mcp-tasks/core';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth } from '../auth/edge-auth.js';
+import type { ConsoleHandler } from '../console/console-handler.js';
 import { validHost } from './host-header.js';
 import { metricsAuthorized } from './metrics-access.js';
 import { readBody } from './read-body.js';
@@ -20,6 +21,8 @@ export interface EdgeOptions {
   readonly metrics: (req: IncomingMessage, res: ServerResponse) => void;
   /** The bearer token `GET /metrics` needs (`MCP_TASKS_METRICS_TOKEN`); absent: none. */
   readonly metricsToken?: string | undefined;
+  /** The operator console at `/console` (absent: off, `/console` is 404). */
+  readonly console?: ConsoleHandler | undefined;
   /** Largest request body, in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -62,6 +65,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
       options.metrics(req, res);
       return;
     }
+    if (options.console && (url.pathname === '/console' || url.pathname.startsWith('/console/'))) return options.console(req, res, url, host);
     const mcpPaths = ['/mcp', ...Object.keys(options.mounts ?? {})];
     const document = options.auth?.metadata(new Request(url, { method: req.method ?? 'GET' }), mcpPaths);
     if (document) return writeResponse(res, document);

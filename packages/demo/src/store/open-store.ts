@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryTaskStore, type TaskNode, type TaskStore } from '@mcp-tasks/core';
+import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
 import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
 /** Cluster settings of the PostgreSQL store. */
@@ -10,6 +11,8 @@ export interface OpenStoreOptions {
   readonly leaseMs?: number | undefined;
   /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`, default true); off when a one-shot migrate step ran them. */
   readonly migrate?: boolean | undefined;
+  /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
+  readonly clusterStatsMs?: number | undefined;
 }
 
 /** The store and what its readiness depends on. */
@@ -18,6 +21,10 @@ export interface OpenedStore {
   /** The cluster node beside a shared store. */
   readonly node?: TaskNode;
   readonly readiness: ReadinessCheck;
+  /** The cluster's tasks as an operator sees them, on the store's pool (the console's). */
+  readonly operator?: PostgresOperator;
+  /** The cluster's counts as this node last read them. */
+  readonly clusterStats?: () => ClusterStats | undefined;
 }
 
 /**
@@ -29,14 +36,15 @@ export interface OpenedStore {
 export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
-  const { PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
+  const { PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
   const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
   try {
     const node = await PostgresTaskNode.start(store, {
       nodeId: options.nodeId ?? `node-${randomUUID()}`,
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
+      ...(options.clusterStatsMs === undefined ? {} : { stats: { intervalMs: options.clusterStatsMs } }),
     });
-    return { store, node, readiness: postgresReadiness(store, node) };
+    return { store, node, readiness: postgresReadiness(store, node), operator: PostgresOperator.forStore(store), clusterStats: () => node.stats?.latest };
   } catch (error) {
     await store.close();
     throw error;

@@ -1,0 +1,262 @@
+// The operator console's page: plain browser JavaScript, no build step, nothing from elsewhere
+// (the Content-Security-Policy allows only this node's files). It polls the console's API once a
+// second. Every value from the API is written with textContent, never as HTML: a tool's status
+// message or a subject is text, whatever it contains.
+'use strict';
+
+const REFRESH_MS = 1000;
+const STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+const LIVE = new Set(['working', 'input_required']);
+
+const state = {
+  csrfToken: '',
+  filter: new URLSearchParams({ limit: '25' }),
+  // The cursors of the pages before this one; the last is this page's ('' for the first).
+  cursors: [''],
+  next: null,
+  detailId: null,
+  busy: false,
+};
+
+const $ = (id) => document.getElementById(id);
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function row(cells) {
+  const tr = document.createElement('tr');
+  for (const cell of cells) tr.append(cell instanceof Node ? cell : element('td', cell));
+  return tr;
+}
+
+function statusCell(status) {
+  return element('td', status, `status ${status}`);
+}
+
+function age(ms) {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
+  if (ms < 60000) return `${Math.floor(ms / 1000)}s`;
+  if (ms < 3600000) return `${Math.floor(ms / 60000)}m`;
+  if (ms < 86400000) return `${Math.floor(ms / 3600000)}h`;
+  return `${Math.floor(ms / 86400000)}d`;
+}
+
+function since(iso) {
+  return iso ? age(Date.now() - new Date(iso).getTime()) : '-';
+}
+
+/** A value the API gave as keys and size (the owner's data is never shown). */
+function redacted(value) {
+  if (value === null || value === undefined) return 'none';
+  const keys = value.keys ? `keys ${value.keys.join(', ') || '(none)'}; ` : '';
+  return `${keys}${value.bytes} bytes`;
+}
+
+async function api(path, init) {
+  const response = await fetch(path, { credentials: 'same-origin', ...init });
+  if (response.status === 401) {
+    location.assign('/console/login');
+    throw new Error('signed out');
+  }
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+function showError(error) {
+  const box = $('error');
+  box.hidden = !error;
+  box.textContent = error ? String(error.message || error) : '';
+}
+
+function renderSummary(summary) {
+  const body = $('counts-body');
+  const byNode = new Map();
+  const stats = summary.stats;
+  for (const count of stats ? stats.counts : []) {
+    const key = count.nodeId ?? '(no node: queued or released)';
+    if (!byNode.has(key)) byNode.set(key, {});
+    byNode.get(key)[count.status] = count.count;
+  }
+  const rows = [...byNode.entries()].map(([node, counts]) => row([element('td', node, 'id'), ...STATUSES.map((status) => String(counts[status] ?? 0))]));
+  if (stats) {
+    const total = row([element('th', 'cluster'), ...STATUSES.map((status) => element('th', String(stats.byStatus[status])))]);
+    rows.push(total);
+  }
+  body.replaceChildren(...rows);
+  $('counts-age').textContent = stats
+    ? `as counted ${since(stats.computedAt)} ago by ${stats.computedBy}; oldest live task ${stats.oldestLiveAgeMs === null ? 'none' : age(stats.oldestLiveAgeMs)}`
+    : 'not counted yet';
+  $('nodes-body').replaceChildren(
+    ...summary.nodes.map((node) =>
+      row([
+        element('td', node.nodeId, 'id'),
+        element('td', node.expired ? 'expired' : 'held', node.expired ? 'expired' : 'ok'),
+        `${age(node.leaseAgeMs)} ago`,
+        String(node.running),
+        since(node.startedAt),
+      ]),
+    ),
+  );
+}
+
+function cancelButton(taskId) {
+  const button = element('button', 'Cancel', 'cancel');
+  button.type = 'button';
+  button.addEventListener('click', (event) => {
+    event.stopPropagation();
+    void cancel(taskId, button);
+  });
+  return button;
+}
+
+function renderTasks(page) {
+  state.next = page.next;
+  $('tasks-body').replaceChildren(
+    ...page.tasks.map((task) => {
+      const tr = row([
+        element('td', task.taskId, 'id'),
+        statusCell(task.status),
+        task.tool,
+        task.ownerSubject,
+        task.nodeId ?? '-',
+        element('td', task.statusMessage ?? '', 'message'),
+        `${since(task.createdAt)}${task.expired ? ' (expired)' : ''}`,
+        LIVE.has(task.status) && !task.expired ? (() => {
+          const td = document.createElement('td');
+          td.append(cancelButton(task.taskId));
+          return td;
+        })() : '',
+      ]);
+      tr.dataset.taskId = task.taskId;
+      tr.addEventListener('click', () => openDetail(task.taskId));
+      return tr;
+    }),
+  );
+  $('older').disabled = page.next === null;
+  $('newer').disabled = state.cursors.length <= 1;
+  $('page-label').textContent = `page ${state.cursors.length}`;
+}
+
+function field(list, name, value) {
+  list.append(element('dt', name), element('dd', value));
+}
+
+function renderDetail(task) {
+  $('detail').hidden = false;
+  $('detail-id').textContent = task.taskId;
+  const list = $('detail-fields');
+  list.replaceChildren();
+  const dd = element('dd', task.status, `status ${task.status}`);
+  list.append(element('dt', 'status'), dd);
+  field(list, 'message', task.statusMessage ?? '-');
+  field(list, 'tool', task.tool);
+  field(list, 'owner', `${task.owner.subject} (server ${task.owner.server || '-'})`);
+  field(list, 'node', task.nodeId ?? '-');
+  field(list, 'created', `${task.createdAt} (${since(task.createdAt)} ago)`);
+  field(list, 'last updated', `${task.lastUpdatedAt} (${since(task.lastUpdatedAt)} ago)`);
+  field(list, 'expires', task.expiresAt ? `${task.expiresAt}${task.expired ? ' (expired: its owner no longer sees it)' : ''}` : 'never');
+  field(list, 'poll interval', `${task.pollIntervalMs} ms`);
+  field(list, 'attempt', `${task.attempt}${task.resumable ? ` of at most ${task.maxAttempts} (resumable)` : ''}${task.handovers > 0 ? `, ${task.handovers} hand-over(s)` : ''}`);
+  field(list, 'arguments', redacted(task.args));
+  field(list, 'result', redacted(task.result));
+  field(list, 'error', task.error === null ? 'none' : `code ${task.error.code}; ${redacted(task.error)}`);
+  $('detail-inputs').replaceChildren(
+    ...(task.inputs.length === 0 ? [row([element('td', 'none')])] : task.inputs.map((input) => row([input.key, input.method, redacted(input.request), input.answered ? redacted(input.response) : 'not answered']))),
+  );
+  $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [row([element('td', 'none')])] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
+  $('detail-cancel').hidden = !(LIVE.has(task.status) && !task.expired);
+  $('detail-cancel').disabled = false;
+}
+
+function openDetail(taskId) {
+  state.detailId = taskId;
+  history.replaceState(null, '', `#task=${encodeURIComponent(taskId)}`);
+  void refresh();
+}
+
+function closeDetail() {
+  state.detailId = null;
+  $('detail').hidden = true;
+  history.replaceState(null, '', location.pathname);
+}
+
+async function cancel(taskId, button) {
+  if (button) button.disabled = true;
+  try {
+    await api(`/console/api/tasks/${encodeURIComponent(taskId)}/cancel`, { method: 'POST', headers: { 'x-csrf-token': state.csrfToken } });
+    showError(null);
+  } catch (error) {
+    showError(error);
+  }
+  await refresh();
+}
+
+async function refresh() {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const query = new URLSearchParams(state.filter);
+    const cursor = state.cursors[state.cursors.length - 1];
+    if (cursor) query.set('after', cursor);
+    const [summary, page, detail] = await Promise.all([
+      api('/console/api/summary'),
+      api(`/console/api/tasks?${query}`),
+      state.detailId ? api(`/console/api/tasks/${encodeURIComponent(state.detailId)}`).catch((error) => ({ error })) : null,
+    ]);
+    renderSummary(summary);
+    renderTasks(page);
+    if (detail && detail.error) {
+      showError(detail.error);
+      closeDetail();
+    } else if (detail) renderDetail(detail);
+    $('live').classList.remove('stale');
+  } catch (error) {
+    $('live').classList.add('stale');
+    showError(error);
+  } finally {
+    state.busy = false;
+  }
+}
+
+async function start() {
+  const session = await api('/console/api/session');
+  state.csrfToken = session.csrfToken;
+  $('who').textContent = `signed in as ${session.subject}`;
+  const hash = /^#task=(.+)$/.exec(location.hash);
+  if (hash) state.detailId = decodeURIComponent(hash[1]);
+  $('filters').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const filter = new URLSearchParams();
+    for (const [name, value] of new FormData(event.target)) if (value !== '') filter.set(name, String(value));
+    state.filter = filter;
+    state.cursors = [''];
+    showError(null);
+    void refresh();
+  });
+  $('older').addEventListener('click', () => {
+    if (state.next === null) return;
+    state.cursors.push(state.next);
+    void refresh();
+  });
+  $('newer').addEventListener('click', () => {
+    if (state.cursors.length > 1) state.cursors.pop();
+    void refresh();
+  });
+  $('detail-close').addEventListener('click', closeDetail);
+  $('detail-cancel').addEventListener('click', () => state.detailId && cancel(state.detailId, $('detail-cancel')));
+  $('sign-out').addEventListener('click', async () => {
+    await fetch('/console/logout', { method: 'POST', headers: { 'x-csrf-token': state.csrfToken } });
+    location.assign('/console/login');
+  });
+  await refresh();
+  setInterval(() => void refresh(), REFRESH_MS);
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  start().catch(showError);
+});

@@ -1,0 +1,27 @@
+import { metrics, type MeterProvider } from '@opentelemetry/api';
+import { countsByStatus, type ClusterStats } from '@mcp-tasks/postgres';
+
+/**
+ * The cluster-wide gauges: tasks by status across the cluster (`mcp_tasks_cluster_tasks`) and
+ * the oldest live task's age (`mcp_tasks_cluster_oldest_live_task_age_seconds`), from the counts
+ * the maintenance leader last wrote, as this node last read them (no query per scrape). Every
+ * node exports the same values with `scope="cluster"`, so a scrape survives any node's death;
+ * aggregate them with `max by (status)`, never `sum` (which would count each task once per node).
+ * Nothing is exported before the first counts are read.
+ */
+export function observeClusterGauges(stats: () => ClusterStats | undefined, meterProvider: MeterProvider | undefined): void {
+  const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter('@mcp-tasks/demo');
+  const tasks = meter.createObservableGauge('mcp_tasks.cluster.tasks', { description: 'Unexpired tasks in the whole cluster by status (the same on every node: aggregate with max, not sum)' });
+  const oldest = meter.createObservableGauge('mcp_tasks.cluster.oldest_live_task_age_seconds', {
+    description: 'Age of the oldest working or input_required task in the whole cluster (the same on every node: aggregate with max, not sum)',
+  });
+  meter.addBatchObservableCallback(
+    (observer) => {
+      const latest = stats();
+      if (!latest) return;
+      for (const [status, count] of Object.entries(countsByStatus(latest))) observer.observe(tasks, count, { scope: 'cluster', status });
+      observer.observe(oldest, latest.oldestLiveAgeMs === null ? 0 : latest.oldestLiveAgeMs / 1000, { scope: 'cluster' });
+    },
+    [tasks, oldest],
+  );
+}
