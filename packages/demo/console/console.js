@@ -168,6 +168,7 @@ function renderDetail(task) {
   $('detail-inputs').replaceChildren(
     ...(task.inputs.length === 0 ? [row([element('td', 'none')])] : task.inputs.map((input) => row([input.key, input.method, redacted(input.request), input.answered ? redacted(input.response) : 'not answered']))),
   );
+  $('steps-count').textContent = task.stepCount > task.steps.length ? `(the last ${task.steps.length} of ${task.stepCount})` : '';
   $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [row([element('td', 'none')])] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
   $('detail-cancel').hidden = !(LIVE.has(task.status) && !task.expired);
   $('detail-cancel').disabled = false;

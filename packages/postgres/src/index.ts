@@ -24,6 +24,7 @@ export {
   type OperatorTaskDetail,
   type OperatorTaskFilter,
   type OperatorTaskStep,
+  type OperatorTaskSteps,
   type OperatorTaskSummary,
 } from './operator/operator-types.js';
 export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';

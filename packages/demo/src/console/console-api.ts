@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { countsByStatus, redactedValue, type ClusterStats, type OperatorTaskDetail, type OperatorTaskStep, type PostgresOperator } from '@mcp-tasks/postgres';
+import { countsByStatus, redactedValue, type ClusterStats, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator } from '@mcp-tasks/postgres';
 import type { CsrfGuard } from './csrf.js';
 import type { ConsoleSession } from './session-cookie.js';
 import { FilterError, taskFilterOf } from './task-filter-query.js';
@@ -70,7 +70,7 @@ function statsJson(stats: ClusterStats | undefined): unknown {
 }
 
 /** A task's detail as `tasks show` prints it without `--reveal`: the owner by subject, values as keys and sizes. */
-function detailJson(task: OperatorTaskDetail, steps: readonly OperatorTaskStep[]): unknown {
+function detailJson(task: OperatorTaskDetail, journal: OperatorTaskSteps): unknown {
   return {
     taskId: task.taskId,
     status: task.status,
@@ -99,7 +99,8 @@ function detailJson(task: OperatorTaskDetail, steps: readonly OperatorTaskStep[]
     result: redactedValue(task.result, false),
     // The code says what kind of failure it was without showing the owner's data.
     error: task.error === null ? null : { code: task.error.code, ...(redactedValue(task.error, false) as object) },
-    steps,
+    steps: journal.steps,
+    stepCount: journal.total,
   };
 }
 

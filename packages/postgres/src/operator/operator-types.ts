@@ -45,6 +45,12 @@ export interface OperatorTaskStep {
   readonly done: boolean;
 }
 
+/** The end of a task's journal: its last steps, and how many there are in all. */
+export interface OperatorTaskSteps {
+  readonly total: number;
+  readonly steps: readonly OperatorTaskStep[];
+}
+
 /** What an operator cancel did: the row after it, and whether this cancel changed it. */
 export interface OperatorCancelResult {
   readonly task: OperatorTaskDetail;

@@ -12,7 +12,7 @@ import { readTaskForOperator } from '../sql/read-task-for-operator.js';
 import { connectionOf, type PostgresTaskStore } from '../postgres-task-store.js';
 import type { ClusterStats } from '../stats/cluster-stats.js';
 import { sqlContext, type SqlContext } from '../sql/sql-context.js';
-import type { OperatorCancelResult, OperatorNodeSummary, OperatorTaskDetail, OperatorTaskFilter, OperatorTaskStep, OperatorTaskSummary } from './operator-types.js';
+import type { OperatorCancelResult, OperatorNodeSummary, OperatorTaskDetail, OperatorTaskFilter, OperatorTaskSteps, OperatorTaskSummary } from './operator-types.js';
 
 /**
  * The cluster's tasks as an operator sees them: every owner's, by id alone. Access to the
@@ -43,8 +43,9 @@ export class PostgresOperator {
     return readTaskForOperator(this.#sql, taskId);
   }
 
-  getTaskSteps(taskId: string): Promise<OperatorTaskStep[]> {
-    return readStepsForOperator(this.#sql, taskId);
+  /** The last `limit` steps of a task's journal (default 50), and how many it has. */
+  getTaskSteps(taskId: string, limit = 50): Promise<OperatorTaskSteps> {
+    return readStepsForOperator(this.#sql, taskId, limit);
   }
 
   /** The counts the maintenance leader last wrote (`undefined` before the first). */

@@ -1,11 +1,18 @@
 import { sql } from 'kysely';
-import type { OperatorTaskStep } from '../operator/operator-types.js';
+import type { OperatorTaskSteps } from '../operator/operator-types.js';
 import type { SqlContext } from './sql-context.js';
 
-/** A task's journal by task id alone, whoever owns it, in the order its steps first started. */
-export async function readStepsForOperator(context: SqlContext, taskId: string): Promise<OperatorTaskStep[]> {
-  const { rows } = await sql<OperatorTaskStep>`
-    SELECT name, starts, done FROM ${context.steps} WHERE task_id = ${taskId} ORDER BY seq
+/**
+ * A task's journal by task id alone, whoever owns it: its last `limit` steps in the order they
+ * first started (where a long task is now), and how many it has in all.
+ */
+export async function readStepsForOperator(context: SqlContext, taskId: string, limit: number): Promise<OperatorTaskSteps> {
+  const { rows } = await sql<{ name: string; starts: number; done: boolean; total: string }>`
+    SELECT name, starts, done, count(*) OVER () AS total
+      FROM ${context.steps}
+     WHERE task_id = ${taskId}
+     ORDER BY seq DESC
+     LIMIT ${limit}
   `.execute(context.db);
-  return rows;
+  return { total: Number(rows[0]?.total ?? 0), steps: rows.reverse().map(({ name, starts, done }) => ({ name, starts, done })) };
 }

@@ -1,0 +1,159 @@
+// The operator console in a real headless browser (the system's Chromium, driven by
+// playwright-core): sign-in with the console token, a task created through MCP showing within
+// 2 s, a click on cancel cancelling it, a cancel without the CSRF token refused, and the
+// `?token=` sign-in for scripts. Screenshots of each view go to MCP_TASKS_CONSOLE_SCREENSHOTS
+// (docs/console to refresh the documentation's), else to a temporary folder.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { authRpc } from './auth-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { eventually, ROOT, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
+import { within } from './support/within.js';
+
+const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
+const CONSOLE_TOKEN = 'console-token-for-the-browser-test';
+const TOKENS = { alice: { sub: 'alice', clientId: 'app-a', scopes: ['export'] }, bob: { sub: 'bob', clientId: 'app-b', scopes: ['export'] } };
+// Skipped, saying why, only when there is no browser to drive (.ci/run installs it as root).
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+describe('the operator console in a headless browser', { skip, timeout: 180_000 }, () => {
+  let database: TestDatabase;
+  let demo: DemoProcess;
+  let browser: Browser;
+  let dir: string;
+  const shots = process.env['MCP_TASKS_CONSOLE_SCREENSHOTS'] ? path.resolve(ROOT, process.env['MCP_TASKS_CONSOLE_SCREENSHOTS']) : undefined;
+
+  async function createExport(owner: string, project: string): Promise<string> {
+    // Long enough to be live for the whole test; the cancel ends it.
+    const reply = await authRpc(demo.url, owner, 'tools/call', { name: 'export', arguments: { project, files: 10_000, delayMs: 200 } });
+    assert.equal(reply.result?.['resultType'], 'task', JSON.stringify(reply.body));
+    return reply.result!['taskId'] as string;
+  }
+  async function taskOf(owner: string, taskId: string): Promise<Record<string, unknown>> {
+    return (await authRpc(demo.url, owner, 'tasks/get', { taskId })).result!;
+  }
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(shots ?? dir, `${name}.png`), fullPage: true });
+  }
+  async function signedInPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${demo.base}/console`);
+    await page.fill('#token', CONSOLE_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#who:has-text("signed in as console-token")', { timeout: 15_000 });
+    return page;
+  }
+
+  before(async () => {
+    database = await createTestDatabase();
+    dir = mkdtempSync(path.join(tmpdir(), 'console-browser-'));
+    if (shots) mkdirSync(shots, { recursive: true });
+    const tokens = path.join(dir, 'tokens.json');
+    writeFileSync(tokens, JSON.stringify(TOKENS));
+    demo = await spawnDemoNode('console-node', {
+      DATABASE_URL: database.url,
+      MCP_TASKS_TOKENS: tokens,
+      MCP_TASKS_CONSOLE_TOKEN: CONSOLE_TOKEN,
+      MCP_TASKS_CLUSTER_STATS_MS: '300',
+      MCP_TASKS_POLL_INTERVAL_MS: '50',
+    });
+    browser = await within(chromium.launch({ executablePath: CHROMIUM, headless: true }), 60_000, 'Chromium starts');
+  });
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    demo?.child.kill('SIGKILL');
+    await demo?.exited;
+    await database?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('signs in with the console token, shows a task created through MCP within 2 s, and cancels it with a click', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const policyViolations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+    });
+    const first = await page.goto(`${demo.base}/console`);
+    assert.equal(first?.status(), 401, 'the console refuses a browser without the session cookie');
+    await page.waitForSelector('#token');
+    await screenshot(page, 'login');
+    await page.fill('#token', 'not-the-token');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('.error:has-text("not accepted")', { timeout: 10_000 });
+    await page.fill('#token', CONSOLE_TOKEN);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#who:has-text("signed in as console-token")', { timeout: 15_000 });
+    assert.equal(new URL(page.url()).pathname, '/console');
+    const cookies = await context.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'mcp_tasks_console');
+    assert.ok(session, 'a session cookie was set');
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, 'Strict');
+
+    const bobTask = await createExport('bob', 'bob-project');
+    const created = Date.now();
+    const taskId = await createExport('alice', 'alice-secret-project');
+    const row = page.locator(`tr[data-task-id="${taskId}"]`);
+    await row.waitFor({ state: 'visible', timeout: 2_000 });
+    const shownMs = Date.now() - created;
+    assert.ok(shownMs <= 2_000, `shown ${shownMs} ms after it was created`);
+    assert.equal(await row.locator('td').nth(3).textContent(), 'alice', 'the owner is shown by subject');
+    await eventually(async () => (await row.locator('td.message').textContent())!.includes('/'), 10_000, 'the export reports progress');
+    await page.waitForSelector('#counts-body th:has-text("cluster")', { timeout: 10_000 });
+    await eventually(async () => (await page.locator('#nodes-body').textContent())!.includes('console-node'), 10_000, 'the node is listed');
+    await screenshot(page, 'overview');
+
+    await row.click();
+    await page.waitForSelector(`#detail-id:has-text("${taskId}")`, { timeout: 5_000 });
+    const detail = (await page.locator('#detail').textContent())!;
+    assert.match(detail, /alice/);
+    assert.match(detail, /keys files, delayMs, project; \d+ bytes/);
+    assert.doesNotMatch(detail, /alice-secret-project/, 'arguments are shown as keys and size only');
+    await screenshot(page, 'detail');
+
+    await row.locator('button.cancel').click();
+    await page.waitForSelector(`tr[data-task-id="${taskId}"] td.status:has-text("cancelled")`, { timeout: 10_000 });
+    const seen = await taskOf('alice', taskId);
+    assert.equal(seen['status'], 'cancelled');
+    assert.equal(seen['statusMessage'], 'Cancelled by an operator');
+    await eventually(async () => demo.output().includes(`operator "console-token" cancelled task "${taskId}"`), 5_000, 'the cancel is logged');
+    assert.equal((await taskOf('bob', bobTask))['status'], 'working', 'only the clicked task was cancelled');
+    assert.deepEqual(policyViolations, []);
+    await context.close();
+  });
+
+  it('refuses a cancel POST without the CSRF token, even with the session cookie', async () => {
+    const page = await signedInPage();
+    const taskId = await createExport('bob', 'csrf-project');
+    const statuses = await page.evaluate(async (id) => {
+      const url = `/console/api/tasks/${encodeURIComponent(id)}/cancel`;
+      const bare = await fetch(url, { method: 'POST' });
+      const wrong = await fetch(url, { method: 'POST', headers: { 'x-csrf-token': 'forged' } });
+      return [bare.status, wrong.status];
+    }, taskId);
+    assert.deepEqual(statuses, [403, 403]);
+    assert.equal((await taskOf('bob', taskId))['status'], 'working');
+    await page.context().close();
+  });
+
+  it('answers the API 401 without the cookie, and takes ?token= once: the cookie and a redirect to /console', async () => {
+    const anonymous = await fetch(`${demo.base}/console/api/tasks`);
+    assert.equal(anonymous.status, 401);
+    assert.match(((await anonymous.json()) as { error: string }).error, /not signed in/);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${demo.base}/console?token=${encodeURIComponent(CONSOLE_TOKEN)}`);
+    await page.waitForSelector('#who:has-text("signed in as console-token")', { timeout: 15_000 });
+    assert.equal(page.url(), `${demo.base}/console`, 'the token is gone from the address');
+    const tasks = await page.evaluate(async () => (await fetch('/console/api/tasks')).status);
+    assert.equal(tasks, 200);
+    await context.close();
+  });
+});
