@@ -185,6 +185,8 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     assert.doesNotMatch(text, /bob-secret/, 'arguments are keys and sizes');
     assert.doesNotMatch(text, /app-b|Bearer/, 'nothing of the owner but the subject and server');
     assert.equal((await api('/console/api/tasks/no-such-task', cookie)).status, 404);
+    const malformed = await api('/console/api/tasks/%E0%A4%A', cookie);
+    assert.deepEqual([malformed.status, malformed.body], [400, { error: 'malformed task id' }]);
 
     const summary = await api('/console/api/summary', cookie);
     assert.deepEqual(summary.body.nodes.map((n: { nodeId: string }) => n.nodeId).sort(), ['console-a', 'console-b']);

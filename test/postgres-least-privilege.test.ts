@@ -113,6 +113,8 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
       await within(node.lease!.renewOnce(), 5_000, 'a lease renewal');
       assert.equal((await within(node.reaper!.runOnce(), 5_000, 'a reaper round')).ran, true);
       assert.equal((await within(node.sweeper!.runOnce(), 5_000, 'a sweep')).ran, true);
+      // The node's first round of cluster counts wrote the cluster_stats row as the node role.
+      assert.equal((await within(node.stats!.runOnce(), 5_000, 'a cluster stats round')).stats?.computedBy, `least-${suffix}`);
     } finally {
       await runtime.close();
       await node.stop();

@@ -31,7 +31,8 @@ export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingM
   if (cancel) {
     if (req.method !== 'POST') return json(res, 405, { error: 'use POST to cancel' }, { allow: 'POST' });
     if (!context.csrf.allows(req, session, host)) return json(res, 403, { error: 'missing or wrong CSRF token' });
-    const taskId = decodeURIComponent(cancel[1]!);
+    const taskId = taskIdOf(cancel[1]!);
+    if (taskId === undefined) return json(res, 400, { error: 'malformed task id' });
     const outcome = await context.operator.cancelTask(taskId);
     if (!outcome) return json(res, 404, { error: `no task ${JSON.stringify(taskId)}` });
     if (outcome.cancelled) context.log(`console: operator ${JSON.stringify(session.subject)} cancelled task ${JSON.stringify(taskId)}`);
@@ -56,12 +57,21 @@ export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingM
   }
   const task = TASK_PATH.exec(path);
   if (task) {
-    const taskId = decodeURIComponent(task[1]!);
+    const taskId = taskIdOf(task[1]!);
+    if (taskId === undefined) return json(res, 400, { error: 'malformed task id' });
     const detail = await context.operator.getTask(taskId);
     if (!detail) return json(res, 404, { error: `no task ${JSON.stringify(taskId)} (it may have been swept after its TTL)` });
     return json(res, 200, detailJson(detail, await context.operator.getTaskSteps(taskId)));
   }
   return json(res, 404, { error: 'no such console API' });
+}
+
+function taskIdOf(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 function statsJson(stats: ClusterStats | undefined): unknown {
