@@ -124,6 +124,15 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     assert.equal(seen['statusMessage'], 'Cancelled by an operator');
     await eventually(async () => demo.output().includes(`operator "console-token" cancelled task "${taskId}"`), 5_000, 'the cancel is logged');
     assert.equal((await taskOf('bob', bobTask))['status'], 'working', 'only the clicked task was cancelled');
+
+    // A task waiting for its owner: the detail lists the input request, its content as keys and size.
+    const asking = await authRpc(demo.url, 'bob', 'tools/call', { name: 'confirm_delete', arguments: { filename: 'bob-private.pdf' } });
+    const askingId = asking.result!['taskId'] as string;
+    await eventually(async () => (await taskOf('bob', askingId))['status'] === 'input_required', 10_000, 'confirm_delete asks');
+    await page.locator(`tr[data-task-id="${askingId}"]`).click();
+    await page.waitForSelector('#detail-inputs td:has-text("elicitation/create")', { timeout: 10_000 });
+    assert.doesNotMatch((await page.locator('#detail').textContent())!, /bob-private/, 'the question is shown as keys and size only');
+    await screenshot(page, 'detail-input');
     assert.deepEqual(policyViolations, []);
     await context.close();
   });

@@ -104,6 +104,12 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.deepEqual(json.result.keys.includes('content'), true);
     assert.equal(typeof json.result.bytes, 'number');
     assert.doesNotMatch(JSON.stringify(json), /bob-private/);
+    assert.match(shown.stdout, /^ {2}steps {10}none$/m, 'confirm_delete keeps no journal');
+    const exporting = await mcpTasks(['tasks', 'show', ids['aliceExport']!], db());
+    assert.match(exporting.stdout, /^ {2}steps {10}\d+/m, 'the export journals its files');
+    assert.match(exporting.stdout, /^ {4}file-\d+ {2}done$/m);
+    const exportJson = JSON.parse((await mcpTasks(['tasks', 'show', ids['aliceExport']!, '--json'], db())).stdout);
+    assert.ok(exportJson.steps.total >= 1 && /^file-\d+$/.test(exportJson.steps.steps[0].name), JSON.stringify(exportJson.steps));
     const unknown = await mcpTasks(['tasks', 'show', 'no-such-task'], db());
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /no task "no-such-task"/);

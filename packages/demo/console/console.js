@@ -33,6 +33,12 @@ function row(cells) {
   return tr;
 }
 
+function emptyRow(columns) {
+  const td = element('td', 'none', 'empty');
+  td.colSpan = columns;
+  return row([td]);
+}
+
 function statusCell(status) {
   return element('td', status, `status ${status}`);
 }
@@ -166,10 +172,10 @@ function renderDetail(task) {
   field(list, 'result', redacted(task.result));
   field(list, 'error', task.error === null ? 'none' : `code ${task.error.code}; ${redacted(task.error)}`);
   $('detail-inputs').replaceChildren(
-    ...(task.inputs.length === 0 ? [row([element('td', 'none')])] : task.inputs.map((input) => row([input.key, input.method, redacted(input.request), input.answered ? redacted(input.response) : 'not answered']))),
+    ...(task.inputs.length === 0 ? [emptyRow(4)] : task.inputs.map((input) => row([input.key, input.method, redacted(input.request), input.answered ? redacted(input.response) : 'not answered']))),
   );
   $('steps-count').textContent = task.stepCount > task.steps.length ? `(the last ${task.steps.length} of ${task.stepCount})` : '';
-  $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [row([element('td', 'none')])] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
+  $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [emptyRow(3)] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
   $('detail-cancel').hidden = !(LIVE.has(task.status) && !task.expired);
   $('detail-cancel').disabled = false;
 }

@@ -1,4 +1,4 @@
-import type { OperatorTaskDetail, PostgresOperator } from '@mcp-tasks/postgres';
+import type { OperatorTaskDetail, OperatorTaskSteps, PostgresOperator } from '@mcp-tasks/postgres';
 import type { CommandIo } from '../command.js';
 import { CommandError } from '../command-errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -10,8 +10,9 @@ import { describeValue, redactedValue } from './redacted-value.js';
 export async function showTask(operator: PostgresOperator, taskId: string, reveal: boolean, json: boolean, io: CommandIo): Promise<number> {
   const task = await operator.getTask(taskId);
   if (task === undefined) throw new CommandError(`no task ${JSON.stringify(taskId)} (it may have been swept after its TTL)`);
+  const journal = await operator.getTaskSteps(taskId, STEPS_SHOWN);
   if (json) {
-    io.out(JSON.stringify(taskJson(task, reveal), null, 2));
+    io.out(JSON.stringify({ ...(taskJson(task, reveal) as object), steps: journal }, null, 2));
     return ExitCode.ok;
   }
   const now = Date.now();
@@ -37,12 +38,25 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
     const answer = input.response === undefined ? 'not answered' : `answered: ${describeValue(input.response, reveal)}`;
     lines.push(`    ${key}  ${method}, request ${describeValue(input.request, reveal)}; ${answer}`);
   }
+  lines.push(...stepLines(journal));
   lines.push(`  result         ${describeValue(task.result, reveal)}`);
   // The error's code says what kind of failure it was without showing the owner's data.
   lines.push(`  error          ${task.error === null ? 'none' : `code ${task.error.code}; ${describeValue(task.error, reveal)}`}`);
   // Each line may carry what a tool or a client wrote: nothing in it may drive the terminal.
   io.out(lines.map((line) => printable(line)).join('\n'));
   return ExitCode.ok;
+}
+
+/** The last steps `show` prints of a task's journal: where a long task is now. */
+const STEPS_SHOWN = 20;
+
+function stepLines(journal: OperatorTaskSteps): string[] {
+  if (journal.total === 0) return ['  steps          none'];
+  const shown = journal.total > journal.steps.length ? ` (the last ${journal.steps.length})` : '';
+  return [
+    `  steps          ${journal.total}${shown}`,
+    ...journal.steps.map((step) => `    ${step.name}  ${step.done ? 'done' : 'not done'}${step.starts > 1 ? `, started ${step.starts} times` : ''}`),
+  ];
 }
 
 function taskJson(task: OperatorTaskDetail, reveal: boolean): unknown {
