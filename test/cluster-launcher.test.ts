@@ -132,6 +132,18 @@ describe('npm start\'s launcher', { timeout: 240_000 }, () => {
     const watched = await runPrinted(t, watch);
     assert.equal(watched.code, 0, watched.output);
     assert.match(watched.output, /completed .*answered by node-\d[\s\S]*Exported 5 of 5 files\./);
+    // The console line signs in once; the session then works on whichever node the front picks.
+    const consoleUrl = await waitForOutput(launcher.output, /operator console: (\S+)/, launcher.exited, 5_000);
+    const signedIn = await fetch(consoleUrl, { redirect: 'manual' });
+    assert.equal(signedIn.status, 303);
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(';')[0]!;
+    const answeredBy = new Set<string>();
+    for (let i = 0; i < 3; i += 1) {
+      const page = await fetch(url.replace('/mcp', '/console/api/tasks'), { headers: { cookie } });
+      assert.equal(page.status, 200);
+      answeredBy.add(page.headers.get('x-mcp-tasks-node') ?? '');
+    }
+    assert.equal(answeredBy.size, 3, 'three nodes took the one session');
     launcher.child.kill('SIGTERM');
     assert.equal(await within(launcher.exited, 30_000, 'exit after SIGTERM'), 0, launcher.output());
     assert.deepEqual(await launcher.survivors(), []);

@@ -2,6 +2,7 @@
 // nodes as child processes, and a round-robin front on PORT (default 3000). Ctrl-C, SIGTERM,
 // SIGHUP (the terminal closed) and a closed output (`npm start | tee log`, then Ctrl-C) all drain
 // it the same way; the exit code is then 0, or 130 after Ctrl-C (SIGINT).
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { defaultPostgresParentDir, EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedPostgresServer } from './embedded-postgres.js';
@@ -70,9 +71,12 @@ async function main(): Promise<void> {
   const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: 1, migrate: true });
   await store.close();
   if (stopping) return;
+  // The operator console on every node, with a token of this run's own unless one is given: its
+  // sessions are signed with it, so the front may send each request to any node.
+  const consoleToken = env['MCP_TASKS_CONSOLE_TOKEN'] || randomBytes(18).toString('base64url');
   for (let i = 1; i <= nodeCount; i += 1) {
     const nodePort = await freePort(host);
-    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl, MCP_TASKS_MIGRATE: 'false' }));
+    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl, MCP_TASKS_MIGRATE: 'false', MCP_TASKS_CONSOLE_TOKEN: consoleToken }));
   }
   await Promise.all(nodes.map((node) => node.ready));
   if (stopping) return;
@@ -82,6 +86,8 @@ async function main(): Promise<void> {
   log(`MCP at ${front.url}`);
   log(`try it (in another terminal): npx mcp-tasks call ${front.url} export --arg project=demo`);
   log(`or watch which node answers each step: npm run try -- ${front.url}`);
+  const consoleUrl = front.url.replace(/\/mcp$/, '/console');
+  log(env['MCP_TASKS_CONSOLE_TOKEN'] ? `operator console: ${consoleUrl} (sign in with MCP_TASKS_CONSOLE_TOKEN)` : `operator console: ${consoleUrl}?token=${consoleToken}`);
   log('Ctrl-C stops it');
 }
 
