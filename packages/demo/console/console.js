@@ -120,6 +120,12 @@ function cancelButton(taskId) {
   return button;
 }
 
+function cancelCell(taskId) {
+  const td = document.createElement('td');
+  td.append(cancelButton(taskId));
+  return td;
+}
+
 function renderTasks(page) {
   state.next = page.next;
   $('tasks-body').replaceChildren(
@@ -132,11 +138,7 @@ function renderTasks(page) {
         task.nodeId ?? '-',
         element('td', task.statusMessage ?? '', 'message'),
         `${since(task.createdAt)}${task.expired ? ' (expired)' : ''}`,
-        LIVE.has(task.status) && !task.expired ? (() => {
-          const td = document.createElement('td');
-          td.append(cancelButton(task.taskId));
-          return td;
-        })() : '',
+        LIVE.has(task.status) && !task.expired ? cancelCell(task.taskId) : '',
       ]);
       tr.dataset.taskId = task.taskId;
       tr.addEventListener('click', () => openDetail(task.taskId));
