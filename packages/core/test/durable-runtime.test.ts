@@ -142,6 +142,37 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     assert.deepEqual([done.nodeId, done.attempt, done.handovers], ['a', 2, 1]);
   });
 
+  test('a task claimed again on the node whose parked run is still unwinding counts as that node\'s run', async (t) => {
+    const store = new MemoryTaskStore();
+    const rt = new TaskRuntime({ store, nodeId: 'a', pollIntervalMs: 60_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const unwind = gate();
+    const secondRun = gate();
+    const execute = async (_args: unknown, ctx: TaskContext) => {
+      try {
+        await ctx.elicit('go', { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } });
+      } catch (error) {
+        // The parked run takes its time to stop.
+        await unwind.wait;
+        throw error;
+      }
+      secondRun.open();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return text('stopped');
+    };
+    rt.registerTool('slow-unwind', { execute: execute as never, resumable: true });
+    const record = await rt.start({ owner: owner(), tool: 'slow-unwind', args: {}, execute, resumable: true });
+    await eventually(store, record, (task) => task.status === 'input_required' && task.nodeId === null);
+    await rt.update(record, { go: { action: 'accept', content: {} } });
+    await secondRun.wait;
+    unwind.open();
+    // Let the first run's end settle; it must not take the second run's place with it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(rt.running, 1);
+    await rt.cancel(record);
+    assert.equal((await settled(store, record)).status, 'cancelled');
+  });
+
   test('a task that is not resumable keeps its run slot while it waits for input', async (t) => {
     const store = new MemoryTaskStore();
     const rt = new TaskRuntime({ store, nodeId: 'a', maxConcurrentRuns: 1, pollIntervalMs: 60_000 });

@@ -252,8 +252,12 @@ export class TaskRuntime {
     const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
     this.#runs.set(record.taskId, run);
     const settled = this.#execute(run, request, parent).finally(() => {
-      this.#runs.delete(record.taskId);
-      this.#settled.delete(record.taskId);
+      // A parked run may still be unwinding when this node claims its task again: the new run's
+      // entries are not this run's to remove.
+      if (this.#runs.get(record.taskId) === run) {
+        this.#runs.delete(record.taskId);
+        this.#settled.delete(record.taskId);
+      }
       // A freed slot may take a queued task; without a limit nothing waits for one, and the
       // hot path pays no claim query per finished run.
       if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
