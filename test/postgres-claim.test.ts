@@ -1,7 +1,8 @@
-// The claim is index-driven: with one owner's backlog of thousands of queued tasks, the claim's
-// plan reads a few rows per waiting owner and none of the backlog beyond each owner's first few.
-// Its SQL is taken from the store's own connection as it claims, and explained with the same
-// parameters, so the test sees the statement the store runs, not a copy of it.
+// The claim on PostgreSQL. It is index-driven: with one owner's backlog of thousands of queued
+// tasks, the claim's plan reads a few rows per waiting owner and none of the backlog beyond each
+// owner's first few. Its SQL is taken from the store's own connection as it claims, and explained
+// with the same parameters, so the test sees the statement the store runs, not a copy of it. And a
+// claimer that finds an owner's oldest task locked by another claimer takes that owner's next one.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -93,4 +94,23 @@ test(`a claim with one owner's backlog of ${BACKLOG} queued tasks goes to the ot
   const mostRows = Math.max(...scans.map((node) => node['Actual Rows'] * node['Actual Loops']));
   // Per owner: its held count (20 rows) and its first few candidates; the old claim read all 3 000.
   assert.ok(mostRows <= 50, `a scan of tasks returned ${mostRows} rows: ${JSON.stringify(scans.map((node) => [node['Node Type'], node['Actual Rows'], node['Actual Loops']]))}`);
+});
+
+test('a claimer that finds the only waiting owner\'s oldest task locked by another claimer takes that owner\'s next task instead of nothing', async () => {
+  const only = owner('only');
+  const tool = `lock-${randomUUID()}`;
+  const first = await store.create({ ...task(only, null), tool }, { maxLive: Infinity });
+  const second = await store.create({ ...task(only, null), tool }, { maxLive: Infinity });
+  const client = await admin.connect();
+  try {
+    // Another claimer's transaction holds the head row.
+    await client.query('BEGIN');
+    await client.query('SELECT id FROM mcp_tasks.tasks WHERE id = $1 FOR UPDATE', [first.taskId]);
+    const claimed = await store.claim('claimer-2', [tool]);
+    assert.equal(claimed?.taskId, second.taskId);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+  assert.equal((await store.claim('claimer-1', [tool]))?.taskId, first.taskId, 'once free, the head is claimed too');
 });
