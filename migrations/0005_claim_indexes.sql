@@ -3,7 +3,9 @@
 -- claiming with its own statement (it also claims a task waiting for input with no run, which
 -- this release leaves alone until its answer comes: that node then holds the slot while waiting,
 -- as before). tasks_claimable_idx (migration 0004) is unused by this release's claim; a later
--- release may drop it once no node of the previous one runs.
+-- release may drop it once no node of the previous one runs. Since this release, `handovers`
+-- (0004) also counts runs that gave their task back while waiting for input: neither uses up an
+-- attempt.
 
 -- Claimable tasks (no run, work to do) by owner, oldest first: the skip scan over owners and each
 -- owner's first few tasks.
