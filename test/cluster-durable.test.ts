@@ -171,3 +171,66 @@ describe('run capacity on three node processes (MCP_TASKS_MAX_RUNS=2)', { timeou
     assert.deepEqual(rows.map((r) => r.node_id), ['cap-1', 'cap-2', 'cap-3'], JSON.stringify(rows));
   });
 });
+
+describe('waiting is not running on two node processes (MCP_TASKS_MAX_RUNS=1)', { timeout: 120_000 }, () => {
+  let database: TestDatabase;
+  let admin: pg.Pool;
+  const nodes: DemoProcess[] = [];
+  const row = async (taskId: string) =>
+    (await admin.query(`SELECT status, node_id, attempt, handovers, status_message FROM mcp_tasks.tasks WHERE id = $1`, [taskId])).rows[0] as {
+      status: string;
+      node_id: string | null;
+      attempt: number;
+      handovers: number;
+      status_message: string | null;
+    };
+
+  before(async () => {
+    database = await createTestDatabase();
+    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    const env = { ...ENV, DATABASE_URL: database.url, MCP_TASKS_MAX_RUNS: '1' };
+    nodes.push(...(await Promise.all(['wait-1', 'wait-2'].map((name) => spawnDemoNode(name, env)))));
+  });
+
+  after(async () => {
+    for (const node of nodes) node.child.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => node.exited));
+    await admin.end();
+    await database.drop();
+  });
+
+  it('an export waiting for its confirmation gives its only run slot back, another task runs there meanwhile, and the answer resumes it on the node with room', async () => {
+    const [one, two] = nodes as [DemoProcess, DemoProcess];
+    const asking = await startTask(one.url, 'export', { project: 'p', files: 3, delayMs: 50, confirm: true });
+    await eventually(async () => {
+      const current = await row(asking);
+      return current.status === 'input_required' && current.node_id === null;
+    }, 10_000, 'the waiting export gives its task back');
+    await eventually(async () => (await metric(one.base, 'mcp_tasks_running')) === 0, 10_000, 'the waiting export holds no run slot');
+    // The node's one slot is free: a task started there runs at once instead of queueing.
+    const busy = await startTask(one.url, 'export', { project: 'q', files: 40, delayMs: 100 });
+    const running = await row(busy);
+    assert.deepEqual([running.node_id, running.attempt], ['wait-1', 1], JSON.stringify(running));
+    // Answered through the other node while the first is full: the other node claims and finishes it.
+    const answered = await rpc(two.url, 'tasks/update', { taskId: asking, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
+    assert.equal(answered.error, undefined, JSON.stringify(answered));
+    const done = await waitFor(two.url, asking, (task) => task['status'] === 'completed' || task['status'] === 'failed' || task['status'] === 'cancelled', 20_000);
+    assert.equal(resultText(done), 'Exported 3 of 3 files. (resumed 1 times, 0 files redone)');
+    const settled = await row(asking);
+    // Parked once (a hand-over, no lost attempt), then claimed by the node that had room.
+    assert.deepEqual([settled.node_id, settled.attempt, settled.handovers], ['wait-2', 2, 1]);
+    assert.equal((await row(busy)).node_id, 'wait-1');
+    const finished = await waitFor(one.url, busy, (task) => task['status'] !== 'working', 30_000);
+    assert.equal(resultText(finished), 'Exported 40 of 40 files.');
+  });
+
+  it('a declined confirmation resumes the export only to export nothing', async () => {
+    const [one, two] = nodes as [DemoProcess, DemoProcess];
+    const asking = await startTask(two.url, 'export', { project: 'p', files: 3, delayMs: 50, confirm: true });
+    await waitFor(one.url, asking, (task) => task['status'] === 'input_required', 10_000);
+    const answered = await rpc(one.url, 'tasks/update', { taskId: asking, inputResponses: { confirm: { action: 'decline' } } });
+    assert.equal(answered.error, undefined, JSON.stringify(answered));
+    const done = await waitFor(one.url, asking, (task) => task['status'] !== 'working' && task['status'] !== 'input_required', 20_000);
+    assert.equal(resultText(done), 'Exported 0 of 3 files. (resumed 1 times, 0 files redone)');
+  });
+});

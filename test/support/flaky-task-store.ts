@@ -98,6 +98,10 @@ export class FlakyTaskStore implements TaskStore {
     return this.inner.release(ref, claim);
   }
 
+  park(ref: TaskRef, claim: RunClaim, key: string): Promise<boolean> {
+    return this.inner.park(ref, claim, key);
+  }
+
   beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
     return this.inner.beginStep(ref, claim, name);
   }

@@ -66,6 +66,7 @@ export { decideAsk, type AskDecision } from './machine/decide-ask.js';
 export { decideAnswer, type AnswerDecision } from './machine/decide-answer.js';
 export { decideRead } from './machine/decide-read.js';
 export { decideCancel, decideRunWrite } from './machine/decide-end.js';
+export { decidePark, isClaimable } from './machine/decide-park.js';
 export { TASK_LIMITS } from './store/task-limits.js';
 export {
   normaliseStatusMessage,

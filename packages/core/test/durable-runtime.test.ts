@@ -24,6 +24,16 @@ async function settled(store: MemoryTaskStore, record: TaskRecord, timeoutMs = 5
   }
 }
 
+async function eventually(store: MemoryTaskStore, record: TaskRecord, check: (task: TaskRecord) => boolean, timeoutMs = 5_000): Promise<TaskRecord> {
+  const started = Date.now();
+  for (;;) {
+    const task = await store.get(record);
+    if (task && check(task)) return task;
+    if (Date.now() - started > timeoutMs) throw new Error(`task not as expected after ${timeoutMs} ms: ${JSON.stringify(task)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('durable work in the runtime', { timeout: 30_000 }, () => {
   test('a task beyond maxConcurrentRuns is committed working with no run, and runs once a slot frees', async (t) => {
     const store = new MemoryTaskStore();
@@ -92,6 +102,92 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     assert.deepEqual(done.result, text('3 after 2 runs; one:1,two:2'));
     assert.deepEqual(calls, ['one@1', 'two@1', 'two@2']);
     assert.equal(done.nodeId, 'b');
+  });
+
+  test('a resumable task waiting for input gives its run slot back: another task runs meanwhile, and the answer resumes it with its steps replayed, using no attempt', async (t) => {
+    const store = new MemoryTaskStore();
+    // One slot, a slow poll: the answer itself must bring the task back, not the poll.
+    const rt = new TaskRuntime({ store, nodeId: 'a', maxConcurrentRuns: 1, pollIntervalMs: 60_000, maxAttempts: 1 });
+    t.after(() => rt.close().then(() => store.close()));
+    const calls: string[] = [];
+    const ask = async (_args: unknown, ctx: TaskContext) => {
+      const before = await ctx.step('before', () => {
+        calls.push(`before@${ctx.attempt}`);
+        return 'prepared';
+      });
+      const answer = await ctx.elicit('name', { mode: 'form', message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } });
+      calls.push(`answered@${ctx.attempt}`);
+      return text(`${before}, hello ${String(answer.content?.['name'])} (run ${ctx.attempt})`);
+    };
+    const quick = async (args: { n: number }) => text(`quick ${args.n}`);
+    rt.registerTool('ask', { execute: ask as never, resumable: true });
+    rt.registerTool('quick', { execute: quick as never, resumable: false });
+    const asking = await rt.start({ owner: owner(), tool: 'ask', args: {}, execute: ask, resumable: true });
+    const waiting = await eventually(store, asking, (task) => task.status === 'input_required' && task.nodeId === null);
+    assert.equal(waiting.attempt, 1);
+    // The parked run unwinds just after the row changed: the slot is free once it has.
+    for (const started = Date.now(); rt.running > 0; ) {
+      assert.ok(Date.now() - started < 5_000, 'the waiting task gives its run slot back');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // The only slot is free: a task started now runs at once instead of queueing.
+    const other = await rt.start({ owner: owner(), tool: 'quick', args: { n: 1 }, execute: quick });
+    assert.equal((await store.get(other))?.nodeId, 'a', 'the second task was not queued');
+    assert.deepEqual((await settled(store, other)).result, text('quick 1'));
+    await rt.update(asking, { name: { action: 'accept', content: { name: 'Ada' } } });
+    const done = await settled(store, asking);
+    assert.deepEqual(done.result, text('prepared, hello Ada (run 2)'));
+    assert.deepEqual(calls, ['before@1', 'answered@2'], 'the step ran once; the answer reached the second run only');
+    // maxAttempts 1: had the wait counted as a lost run, nothing could have resumed it.
+    assert.deepEqual([done.nodeId, done.attempt, done.handovers], ['a', 2, 1]);
+  });
+
+  test('a task claimed again on the node whose parked run is still unwinding counts as that node\'s run', async (t) => {
+    const store = new MemoryTaskStore();
+    const rt = new TaskRuntime({ store, nodeId: 'a', pollIntervalMs: 60_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const unwind = gate();
+    const secondRun = gate();
+    const execute = async (_args: unknown, ctx: TaskContext) => {
+      try {
+        await ctx.elicit('go', { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } });
+      } catch (error) {
+        // The parked run takes its time to stop.
+        await unwind.wait;
+        throw error;
+      }
+      secondRun.open();
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      return text('stopped');
+    };
+    rt.registerTool('slow-unwind', { execute: execute as never, resumable: true });
+    const record = await rt.start({ owner: owner(), tool: 'slow-unwind', args: {}, execute, resumable: true });
+    await eventually(store, record, (task) => task.status === 'input_required' && task.nodeId === null);
+    await rt.update(record, { go: { action: 'accept', content: {} } });
+    await secondRun.wait;
+    unwind.open();
+    // Let the first run's end settle; it must not take the second run's place with it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(rt.running, 1);
+    await rt.cancel(record);
+    assert.equal((await settled(store, record)).status, 'cancelled');
+  });
+
+  test('a task that is not resumable keeps its run slot while it waits for input', async (t) => {
+    const store = new MemoryTaskStore();
+    const rt = new TaskRuntime({ store, nodeId: 'a', maxConcurrentRuns: 1, pollIntervalMs: 60_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const ask = async (_args: unknown, ctx: TaskContext) => {
+      const answer = await ctx.elicit('ok', { mode: 'form', message: 'OK?', requestedSchema: { type: 'object', properties: {} } });
+      return text(`${answer.action} on run ${ctx.attempt}`);
+    };
+    rt.registerTool('ask', { execute: ask as never, resumable: false });
+    const asking = await rt.start({ owner: owner(), tool: 'ask', args: {}, execute: ask });
+    const waiting = await eventually(store, asking, (task) => task.status === 'input_required');
+    assert.equal(waiting.nodeId, 'a');
+    assert.equal(rt.running, 1);
+    await rt.update(asking, { ok: { action: 'accept', content: {} } });
+    assert.deepEqual((await settled(store, asking)).result, text('accept on run 1'));
   });
 
   test('a draining node still fails a task that is not resumable', async (t) => {

@@ -6,6 +6,8 @@ import {
   decideAnswer,
   decideAsk,
   decideCancel,
+  decidePark,
+  isClaimable,
   decideRead,
   decideRunWrite,
   InvalidTaskValueError,
@@ -53,6 +55,10 @@ function apply(state: TaskState, action: MachineAct, held: number): After {
     }
     case 'step':
       return { answer: decideRunWrite(state, claim).kind === 'lost' ? 'lost' : 'run', state };
+    case 'park':
+      return decidePark(state, claim, action.key).kind === 'park' ? { answer: 'parked', state: { ...state, claim: null } } : { answer: 'kept', state };
+    case 'claim':
+      return isClaimable(state) ? { answer: 'claimed', state: { ...state, claim: { nodeId: RUNNER, attempt: held + 1 } } } : { answer: 'none', state };
   }
 }
 
@@ -61,11 +67,16 @@ describe('the task state machine decides each case of the lifecycle table', () =
     test(machineCase.name, () => {
       // A reclaimed task is held by the runner's second attempt.
       const held = machineCase.given.reclaimed ? 2 : 1;
-      const before: TaskState = { status: caseStatus(machineCase.given), inputs: caseInputs(machineCase.given), claim: { nodeId: RUNNER, attempt: held } };
+      const before: TaskState = {
+        status: caseStatus(machineCase.given),
+        inputs: caseInputs(machineCase.given),
+        claim: machineCase.given.parked ? null : { nodeId: RUNNER, attempt: held },
+      };
       const after = apply(before, machineCase.act, held);
+      const holder = after.state.claim === null ? 'none' : after.state.claim.attempt === held ? 'runner' : 'next';
       assert.deepEqual(
-        { answer: after.answer, status: after.state.status, outstanding: outstandingKeys(after.state) },
-        { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
+        { answer: after.answer, status: after.state.status, outstanding: outstandingKeys(after.state), holder },
+        { holder: 'runner', ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
       );
     });
   }

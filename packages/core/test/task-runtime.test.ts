@@ -227,6 +227,7 @@ describe('progress and cancellation', () => {
       markFollowedMany: (owner, taskIds) => store.markFollowedMany(owner, taskIds),
       claim: (nodeId, tools) => store.claim(nodeId, tools),
       release: (ref, claim) => store.release(ref, claim),
+      park: (ref, claim, key) => store.park(ref, claim, key),
       beginStep: (ref, claim, name) => store.beginStep(ref, claim, name),
       finishStep: (ref, claim, name, result) => store.finishStep(ref, claim, name, result),
       steps: (ref) => store.steps(ref),

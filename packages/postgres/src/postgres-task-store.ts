@@ -43,6 +43,7 @@ import { claimTask } from './sql/claim-task.js';
 import { finishStep } from './sql/finish-step.js';
 import { readSteps } from './sql/read-steps.js';
 import { releaseTask } from './sql/release-task.js';
+import { parkTask } from './sql/park-task.js';
 import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
@@ -215,6 +216,13 @@ export class PostgresTaskStore implements TaskStore {
     validateRef(ref);
     validateClaim(claim);
     return refuseUnstorableValue(() => releaseTask(this.#sql, ref, claim));
+  }
+
+  async park(ref: TaskRef, claim: RunClaim, key: string): Promise<boolean> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateInputKey(key);
+    return refuseUnstorableValue(() => parkTask(this.#sql, ref, claim, key));
   }
 
   async beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {

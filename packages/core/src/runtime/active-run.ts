@@ -12,6 +12,7 @@ export class ActiveRun {
   /** Input keys the run is waiting on right now. */
   readonly waitingKeys = new Set<string>();
   #pulse: Promise<void>;
+  #parked = false;
   #beat: () => void = () => {};
 
   /** What names the run in telemetry. */
@@ -31,6 +32,17 @@ export class ActiveRun {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** Whether the run gave its task back while waiting for input; its end writes nothing. */
+  get parked(): boolean {
+    return this.#parked;
+  }
+
+  /** The task was parked (see `TaskStore.park`): the run ends without an outcome, a later claim runs it again. */
+  park(): void {
+    this.#parked = true;
+    this.abort();
   }
 
   /** Ends the run: the tool's signal fires and every waiter wakes to find it cancelled. */

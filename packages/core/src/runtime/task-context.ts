@@ -35,7 +35,9 @@ export interface TaskContext {
    * cancelled meanwhile. Rejects, before anything is stored, with `InvalidInputRequestError`
    * (-32602) for params the protocol does not define (form mode needs `requestedSchema`) and with
    * `InputNotSupportedError` (-32021) when the request that created the task did not declare the
-   * elicitation mode in its client capabilities.
+   * elicitation mode in its client capabilities. In a resumable task the wait gives the run slot
+   * back: this run ends here (rejects with `TaskCancelledError`, `signal` fires), and the run that
+   * a node starts once the answer comes gets the answer from this call (as do `sample`, `roots`).
    */
   elicit(key: string, params: ElicitParams): Promise<ElicitResult>;
   /**

@@ -19,7 +19,8 @@ import { DEFAULT_MAX_ATTEMPTS, type TaskRecord } from '../task/task-record.js';
 import { logSafe } from '../log/log-safe.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
-import { claimHolds } from '../machine/task-state.js';
+import { claimHolds, stateOf } from '../machine/task-state.js';
+import { isClaimable } from '../machine/decide-park.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
@@ -251,8 +252,12 @@ export class TaskRuntime {
     const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
     this.#runs.set(record.taskId, run);
     const settled = this.#execute(run, request, parent).finally(() => {
-      this.#runs.delete(record.taskId);
-      this.#settled.delete(record.taskId);
+      // A parked run may still be unwinding when this node claims its task again: the new run's
+      // entries are not this run's to remove.
+      if (this.#runs.get(record.taskId) === run) {
+        this.#runs.delete(record.taskId);
+        this.#settled.delete(record.taskId);
+      }
       // A freed slot may take a queued task; without a limit nothing waits for one, and the
       // hot path pays no claim query per finished run.
       if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
@@ -338,6 +343,8 @@ export class TaskRuntime {
     if (!answered) throw new TaskNotFoundError();
     if (answered.accepted.length === 0) return;
     this.#runs.get(ref.taskId)?.wake();
+    // A parked task is claimable now: this node may have the room (the store announces it to the others).
+    if (isClaimable(stateOf(answered.task))) this.#claimSoon();
     if (answered.task.status === 'working') this.#telemetry.status(labelsOf(answered.task), 'working');
   }
 
@@ -437,14 +444,15 @@ export class TaskRuntime {
     try {
       // Yield first, so the CreateTaskResult goes out before the tool does any work.
       await Promise.resolve();
-      let outcome: TaskOutcome;
+      let outcome: TaskOutcome | undefined;
       try {
         const result = await telemetry.within(() => request.execute(request.args, this.#context(run, request.clientCapabilities)));
         outcome = { status: 'completed', result };
       } catch (error) {
-        outcome = this.#outcomeOfThrow(run, error, telemetry);
+        // A parked run's end is no outcome: the task waits for its answer and a later claim runs it.
+        if (!run.parked) outcome = this.#outcomeOfThrow(run, error, telemetry);
       }
-      const written = await this.#finish(run, outcome);
+      const written = outcome && !run.parked ? await this.#finish(run, outcome) : undefined;
       await this.#reportEnd(run, telemetry, written);
     } finally {
       unwatch();
@@ -519,7 +527,7 @@ export class TaskRuntime {
     const { ref } = run;
     const ask = async (key: string, request: InputRequest): Promise<InputResponse | undefined> => {
       admitInputRequest(key, request, capabilities);
-      return this.#awaitInput(run, key, request).catch((error: unknown) => Promise.reject(markRuntimeFault(error)));
+      return this.#awaitInput(run, key, request).catch((error: unknown) => Promise.reject(run.parked ? error : markRuntimeFault(error)));
     };
     return {
       taskId: ref.taskId,
@@ -584,6 +592,32 @@ export class TaskRuntime {
   }
 
   /**
+   * Whether a run waiting for input gives its slot back: a resumable task whose tool this node can
+   * run again when it is claimed (waiting is not running), unless the node is draining (the drain
+   * hands it over).
+   */
+  #mayPark(run: ActiveRun): boolean {
+    return run.resumable && this.#executors.has(run.tool) && !this.#draining;
+  }
+
+  /**
+   * Parks the run's task while `key` is outstanding; `true` when it did, and the run is over. A
+   * store that fails keeps the run waiting (the slot stays taken, nothing is lost).
+   */
+  async #park(run: ActiveRun, key: string): Promise<boolean> {
+    let parked: boolean;
+    try {
+      parked = await this.store.park(run.ref, run.claim, key);
+    } catch (error) {
+      if (!isStoreOutage(error)) throw error;
+      this.#onError(error, { ...run.ref, tool: run.tool });
+      return false;
+    }
+    if (parked) run.park();
+    return parked;
+  }
+
+  /**
    * Asks for input and waits for the answer; `undefined` when the task ended meanwhile. A store
    * that fails to answer is no news: the wait goes on, and the next wake (a notification, the
    * poll) or a backoff retry reads again, so an outage never ends the run or loses an answer.
@@ -592,6 +626,7 @@ export class TaskRuntime {
     run.waitingKeys.add(key);
     try {
       let asked = false;
+      let parkTried = false;
       let failures = 0;
       for (;;) {
         if (run.signal.aborted) return undefined;
@@ -616,6 +651,12 @@ export class TaskRuntime {
           if (ask.state === 'ended') {
             run.abort();
             return undefined;
+          }
+          if (!parkTried && this.#mayPark(run)) {
+            parkTried = true;
+            if (await this.#park(run, key)) throw new TaskCancelledError();
+            // Answered meanwhile (or no longer ours): read again rather than wait for a wake.
+            continue;
           }
           await wake;
         } else {

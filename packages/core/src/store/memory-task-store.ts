@@ -9,6 +9,7 @@ import { decideAnswer } from '../machine/decide-answer.js';
 import { decideAsk } from '../machine/decide-ask.js';
 import { decideCancel, decideRunWrite } from '../machine/decide-end.js';
 import { decideRead } from '../machine/decide-read.js';
+import { decidePark, isClaimable } from '../machine/decide-park.js';
 import { outstandingKeys, stateOf, type RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
 import { TaskFanOut } from './task-fan-out.js';
@@ -176,6 +177,7 @@ export class MemoryTaskStore implements TaskStore {
     this.#touch(record);
     this.#signal(ref.taskId, { kind: 'input' });
     this.#changed(ref.taskId);
+    if (isClaimable(stateOf(record))) this.#announceClaimable();
     return { accepted: decision.accepted, task: snapshot(record) };
   }
 
@@ -243,7 +245,7 @@ export class MemoryTaskStore implements TaskStore {
       if (isTerminal(record.status) || (record.expiresAt !== null && record.expiresAt.getTime() <= now)) continue;
       const key = ownerKey(record.owner);
       if (record.nodeId !== null) held.set(key, (held.get(key) ?? 0) + 1);
-      else if (tools.includes(record.tool)) candidates.push(record);
+      else if (isClaimable(stateOf(record)) && tools.includes(record.tool)) candidates.push(record);
     }
     // Map order is creation order, and sort is stable: the fewest held first, then the oldest.
     candidates.sort((a, b) => (held.get(ownerKey(a.owner)) ?? 0) - (held.get(ownerKey(b.owner)) ?? 0));
@@ -265,6 +267,19 @@ export class MemoryTaskStore implements TaskStore {
     this.#touch(record);
     this.#announceClaimable();
     return snapshot(record);
+  }
+
+  async park(ref: TaskRef, claim: RunClaim, key: string): Promise<boolean> {
+    validateRef(ref);
+    validateClaim(claim);
+    validateInputKey(key);
+    const record = this.#find(ref);
+    if (!record || decidePark(stateOf(record), claim, key).kind === 'keep') return false;
+    record.nodeId = null;
+    // Giving the slot back is no lost run: it does not count against maxAttempts.
+    record.handovers += 1;
+    this.#touch(record);
+    return true;
   }
 
   async beginStep(ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {

@@ -122,7 +122,8 @@ export interface TaskStore {
   /**
    * Records the first answer of each outstanding key in `responses`, ignoring unknown and
    * already answered keys; when no key remains outstanding the task goes back to `working`.
-   * Signals the running node when anything was accepted. `undefined` when the task is not found.
+   * Signals the running node when anything was accepted, and announces a parked task that became
+   * claimable. `undefined` when the task is not found.
    */
   answerInput(ref: TaskRef, responses: InputResponses): Promise<InputAnswerResult | undefined>;
 
@@ -152,7 +153,8 @@ export interface TaskStore {
   markFollowedMany(owner: TaskOwner, taskIds: readonly string[]): Promise<TaskRecord[]>;
 
   /**
-   * Claims one claimable task for a run on `nodeId`: live, unexpired, held by no run, of a tool in
+   * Claims one claimable task for a run on `nodeId`: `working`, unexpired, held by no run (a task
+   * waiting for input with no run is claimable only once answered), of a tool in
    * `tools`; among the owners with such tasks, one with the fewest held tasks goes first (one
    * owner's backlog does not starve another's), and its oldest task. The claim increments the
    * task's attempt, fencing off any earlier run. Two nodes never claim the same task. `undefined`
@@ -166,6 +168,15 @@ export interface TaskStore {
    * claim no longer holds it.
    */
   release(ref: TaskRef, claim: RunClaim): Promise<TaskRecord | undefined>;
+
+  /**
+   * Gives back the task `claim` holds while its run waits on input `key` (a resumable task): no
+   * run holds it and it stays `input_required`; once no key is outstanding it is claimable again
+   * (announced to the nodes), and the next claim's run replays its steps and answers. Like a
+   * hand-over, a park does not count against `maxAttempts`. `false`, changing nothing, when the
+   * claim no longer holds the task, it ended, or `key` was answered meanwhile (the run goes on).
+   */
+  park(ref: TaskRef, claim: RunClaim, key: string): Promise<boolean>;
 
   /**
    * Starts step `name` of the task `claim` holds: a step finished before returns its journaled

@@ -19,6 +19,8 @@ export interface MachineGiven {
    * and attempt 1 is a superseded run.
    */
   readonly reclaimed?: boolean;
+  /** The run waiting on the first asked key gave the task back (`park`), before any answer. */
+  readonly parked?: boolean;
 }
 
 /**
@@ -32,7 +34,9 @@ export type MachineAct =
   | { readonly op: 'cancel' }
   | ({ readonly op: 'finish' } & RunWrite)
   | ({ readonly op: 'progress' } & RunWrite)
-  | ({ readonly op: 'step' } & RunWrite);
+  | ({ readonly op: 'step' } & RunWrite)
+  | ({ readonly op: 'park'; readonly key: string } & RunWrite)
+  | { readonly op: 'claim' };
 
 /** Who a run's write claims to be. */
 export interface RunWrite {
@@ -42,7 +46,8 @@ export interface RunWrite {
 
 /**
  * What the act answered, in words: `pending`, `answered`, `ended` (ask, read); `accepted:a,b` or
- * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress); `run`, `lost` (step).
+ * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress); `run`, `lost` (step);
+ * `parked`, `kept` (park); `claimed`, `none` (claim by {@link RUNNER}).
  */
 export type MachineAnswer = string;
 
@@ -52,6 +57,11 @@ export interface MachineExpect {
   readonly status: TaskStatus;
   /** The keys outstanding after the act. */
   readonly outstanding: readonly string[];
+  /**
+   * Who holds the task after the act: the attempt that held it (`runner`, the default), no run
+   * (`none`), or the runner's next attempt (`next`, a claim).
+   */
+  readonly holder?: 'runner' | 'none' | 'next';
 }
 
 export interface MachineCase {
@@ -132,4 +142,18 @@ export const TASK_MACHINE_CASES: readonly MachineCase[] = [
   { name: 'a run that no longer holds its task journals no step', given: {}, act: { op: 'step', claim: 'node-b' }, expect: { answer: 'lost', status: 'working', outstanding: [] } },
   { name: 'a later attempt of the same node that held the task fences off the earlier one even once it ended', given: { reclaimed: true, ended: 'cancelled' }, act: { op: 'finish', attempt: 1 }, expect: { answer: 'lost', status: 'cancelled', outstanding: [] } },
   { name: 'progress after the end is refused', given: { ended: 'completed' }, act: { op: 'progress' }, expect: { answer: 'lost', status: 'completed', outstanding: [] } },
+  { name: 'a run waiting on an outstanding key gives its task back, which stays input_required with no run', given: { asked: ['a'] }, act: { op: 'park', key: 'a' }, expect: { answer: 'parked', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'a run whose key was answered first keeps its task', given: { asked: ['a', 'b'], answered: ['a'] }, act: { op: 'park', key: 'a' }, expect: { answer: 'kept', status: 'input_required', outstanding: ['b'] } },
+  { name: 'a run of a working task keeps it', given: {}, act: { op: 'park', key: 'a' }, expect: { answer: 'kept', status: 'working', outstanding: [] } },
+  { name: 'a superseded attempt cannot give the task back', given: { reclaimed: true, asked: ['a'] }, act: { op: 'park', key: 'a', attempt: 1 }, expect: { answer: 'kept', status: 'input_required', outstanding: ['a'] } },
+  { name: 'a run that no longer holds its task cannot give it back', given: { asked: ['a'] }, act: { op: 'park', key: 'a', claim: 'node-b' }, expect: { answer: 'kept', status: 'input_required', outstanding: ['a'] } },
+  { name: 'a task that ended cannot be given back', given: { asked: ['a'], ended: 'cancelled' }, act: { op: 'park', key: 'a' }, expect: { answer: 'kept', status: 'cancelled', outstanding: ['a'] } },
+  { name: 'a parked task is not claimable while its key is outstanding', given: { asked: ['a'], parked: true }, act: { op: 'claim' }, expect: { answer: 'none', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'answering a parked task returns it to working with no run', given: { asked: ['a'], parked: true }, act: { op: 'answer', responses: { a: 'good' } }, expect: { answer: 'accepted:a', status: 'working', outstanding: [], holder: 'none' } },
+  { name: 'an answered parked task is claimed by the next attempt', given: { asked: ['a'], parked: true, answered: ['a'] }, act: { op: 'claim' }, expect: { answer: 'claimed', status: 'working', outstanding: [], holder: 'next' } },
+  { name: 'a partial answer keeps a parked task unclaimable', given: { asked: ['a', 'b'], parked: true, answered: ['a'] }, act: { op: 'claim' }, expect: { answer: 'none', status: 'input_required', outstanding: ['b'], holder: 'none' } },
+  { name: 'the parked run cannot finish its task', given: { asked: ['a'], parked: true }, act: { op: 'finish' }, expect: { answer: 'lost', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'the parked run journals no step', given: { asked: ['a'], parked: true }, act: { op: 'step' }, expect: { answer: 'lost', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'a cancel ends a parked task', given: { asked: ['a'], parked: true }, act: { op: 'cancel' }, expect: { answer: 'cancelled', status: 'cancelled', outstanding: ['a'], holder: 'none' } },
+  { name: 'a running task is not claimable', given: {}, act: { op: 'claim' }, expect: { answer: 'none', status: 'working', outstanding: [] } },
 ];

@@ -30,21 +30,20 @@ export function runTaskMachineCases(name: string, makeStore: () => Promise<Store
     for (const machineCase of TASK_MACHINE_CASES) {
       test(machineCase.name, async () => {
         const { store } = subject;
-        const { ref, attempt } = await reach(store, machineCase.given);
-        const answer = await act(store, ref, machineCase.act, attempt);
+        const { ref, attempt, tool } = await reach(store, machineCase.given);
+        const answer = await act(store, ref, machineCase.act, attempt, tool);
         const task = await store.get(ref);
         assert.ok(task, 'the task is still there');
-        assert.deepEqual(
-          { answer, status: task.status, outstanding: outstandingKeys(task) },
-          { ...machineCase.expect, outstanding: [...machineCase.expect.outstanding] },
-        );
-        assert.deepEqual(stateOf(task).claim, { nodeId: RUNNER, attempt });
+        const { answer: expected, status, outstanding } = machineCase.expect;
+        assert.deepEqual({ answer, status: task.status, outstanding: outstandingKeys(task) }, { answer: expected, status, outstanding: [...outstanding] });
+        const holder = machineCase.expect.holder ?? 'runner';
+        assert.deepEqual(stateOf(task).claim, holder === 'none' ? null : { nodeId: RUNNER, attempt: holder === 'next' ? attempt + 1 : attempt });
       });
     }
   });
 }
 
-async function reach(store: TaskStore, given: MachineGiven): Promise<{ ref: TaskRef; attempt: number }> {
+async function reach(store: TaskStore, given: MachineGiven): Promise<{ ref: TaskRef; attempt: number; tool: string }> {
   const owner = { subject: `user-${randomUUID()}`, server: 'machine', clientId: 'client', resource: '' };
   const taskId = newTaskId();
   // A tool of its own, so the case's claim can only take its own task.
@@ -60,16 +59,17 @@ async function reach(store: TaskStore, given: MachineGiven): Promise<{ ref: Task
     assert.equal(attempt, created.attempt + 1, 'the claim moved the attempt on');
   }
   for (const key of given.asked ?? []) await store.requestInput(ref, key, CASE_REQUEST);
+  if (given.parked) assert.ok(await store.park(ref, { nodeId: RUNNER, attempt }, given.asked![0]!), 'the waiting run gives the task back');
   if (given.answered?.length) {
     await store.answerInput(ref, caseResponses(Object.fromEntries(given.answered.map((key) => [key, 'good' as const]))));
   }
   if (given.ended === 'cancelled') await store.cancel(ref);
   if (given.ended === 'completed') await store.finish(ref, { status: 'completed', result: RESULT });
   if (given.ended === 'failed') await store.finish(ref, { status: 'failed', error: FAILURE, statusMessage: FAILURE.message });
-  return { ref, attempt };
+  return { ref, attempt, tool };
 }
 
-async function act(store: TaskStore, ref: TaskRef, action: MachineAct, held: number): Promise<MachineAnswer> {
+async function act(store: TaskStore, ref: TaskRef, action: MachineAct, held: number, tool: string): Promise<MachineAnswer> {
   const claim = (write: RunWrite): RunClaim => ({ nodeId: write.claim ?? RUNNER, attempt: write.attempt ?? held });
   switch (action.op) {
     case 'ask':
@@ -95,5 +95,9 @@ async function act(store: TaskStore, ref: TaskRef, action: MachineAct, held: num
       return (await store.setStatusMessage(ref, '1/2', claim(action))) ? 'written' : 'lost';
     case 'step':
       return (await store.beginStep(ref, claim(action), 'step-1')).state;
+    case 'park':
+      return (await store.park(ref, claim(action), action.key)) ? 'parked' : 'kept';
+    case 'claim':
+      return (await store.claim(RUNNER, [tool]))?.taskId === ref.taskId ? 'claimed' : 'none';
   }
 }

@@ -1,11 +1,13 @@
-import { defineTool } from '@mcp-tasks/server';
+import { defineTool, type ToolContext } from '@mcp-tasks/server';
 import * as z from 'zod';
 import { sleep } from './sleep.js';
 
 /**
  * `export` (the seed's example): exports `files` files, reporting progress per file, until
  * cancelled. Resumable: each file is a journaled step, so a run that takes over after its node
- * was lost skips the files already exported and says how many runs it took.
+ * was lost skips the files already exported and says how many runs it took. With `confirm`, it
+ * first asks the user to go ahead; the wait holds no run slot (the answer resumes it, on any
+ * node with room), and anything but a yes exports nothing.
  */
 export const exportTool = defineTool({
   name: 'export',
@@ -17,10 +19,12 @@ export const exportTool = defineTool({
     project: z.string().min(1).max(256),
     files: z.number().int().min(0).max(10_000).default(10),
     delayMs: z.number().int().min(0).max(60_000).default(100),
+    confirm: z.boolean().default(false),
   }),
-  async execute({ files, delayMs }, ctx) {
+  async execute({ project, files, delayMs, confirm }, ctx) {
     let exported = 0;
-    while (exported < files && !ctx.cancelled()) {
+    const goAhead = !confirm || (await confirmed(ctx, project, files));
+    while (goAhead && exported < files && !ctx.cancelled()) {
       const file = exported + 1;
       try {
         await ctx.step(`file-${file}`, async () => {
@@ -43,3 +47,12 @@ export const exportTool = defineTool({
     return { content: [{ type: 'text', text }] };
   },
 });
+
+async function confirmed(ctx: ToolContext<unknown>, project: string, files: number): Promise<boolean> {
+  const answer = await ctx.elicit('confirm', {
+    mode: 'form',
+    message: `Export ${files} files of ${project}?`,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', description: 'Export the files' } }, required: ['confirm'] },
+  });
+  return answer.action === 'accept' && answer.content?.['confirm'] === true;
+}

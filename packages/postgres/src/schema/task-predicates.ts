@@ -25,5 +25,8 @@ export function heldBy(claim: RunClaim | undefined): RawBuilder<boolean> {
   return claim === undefined ? sql<boolean>`true` : sql<boolean>`(node_id = ${claim.nodeId} AND attempt = ${claim.attempt}::int)`;
 }
 
-/** The row is claimable: live, unexpired, and held by no run. */
-export const isClaimable: RawBuilder<boolean> = sql<boolean>`node_id IS NULL AND ${isLive} AND (expires_at IS NULL OR expires_at > now())`;
+/**
+ * The row is claimable: `working`, unexpired, and held by no run (core's `isClaimable`). A task
+ * waiting for input with no run is not: it becomes `working` when answered.
+ */
+export const isClaimable: RawBuilder<boolean> = sql<boolean>`node_id IS NULL AND status = 'working' AND (expires_at IS NULL OR expires_at > now())`;

@@ -5,12 +5,14 @@ import { isLive, touchedAt } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { getTask } from './get-task.js';
+import { notifyClaimable } from './notify-claimable.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
 
 /**
  * Records answers as core's state machine decides (`decideAnswer`: first answers of outstanding
  * keys only, every one checked before any is written), in one transaction on the locked row, and
- * NOTIFYs the running node, on commit, only if something was accepted.
+ * NOTIFYs the running node, on commit, only if something was accepted; a task no run holds (a
+ * parked one) that is `working` again is also announced as claimable, for a node with room to run.
  */
 export async function answerInput(context: SqlContext, ref: TaskRef, responses: InputResponses): Promise<InputAnswerResult | undefined> {
   return context.db.transaction().execute(async (trx) => {
@@ -25,7 +27,8 @@ export async function answerInput(context: SqlContext, ref: TaskRef, responses: 
              status = ${decision.status},
              last_updated_at = ${touchedAt}
        WHERE id = ${ref.taskId} AND ${isLive}
-      RETURNING *, pg_notify(${tx.channel}, json_build_object('op', 'input', 'taskId', id)::text)::text AS notified
+      RETURNING *, pg_notify(${tx.channel}, json_build_object('op', 'input', 'taskId', id)::text)::text AS notified,
+                ${notifyClaimable(tx.channel, sql`tasks`)}
     `.execute(trx);
     // The row is locked and was live, so the compare-and-set cannot lose here.
     const row = rows[0];

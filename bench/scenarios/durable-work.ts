@@ -1,0 +1,193 @@
+// Scenario 9, durable work: what claiming and journaling cost.
+//   - Claim latency: node A is full (maxConcurrentRuns 1, its one run busy) and creates a task;
+//     node B is idle. The sample is the time from just before A's start() until the tool begins
+//     on B: A's create commits the queued row and its NOTIFY, B's listener hears it, B claims it
+//     and starts the run. One at a time.
+//   - A journaled step: a task runs no-op `ctx.step`s back to back; the sample is the run's time
+//     per step (a step is two statements: begin, which counts the start, and finish, which
+//     journals the result). Once for one task alone, once for 8 tasks side by side.
+//   - The claim path beside its ceiling: a backlog of queued tasks over several owners is drained
+//     by 8 claimers through `PostgresTaskStore.claim` (fair between owners, index-driven, rows
+//     mapped), and by the same 8 claimers with the plainest claim SQL allows (one UPDATE of the
+//     oldest unheld row, FOR UPDATE SKIP LOCKED, no fairness, nothing mapped).
+import { randomUUID } from 'node:crypto';
+import { ownerKey, TaskRuntime, type TaskContext, type TaskOwner } from '@mcp-tasks/core';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
+import pg from 'pg';
+import { percentile } from '../stats.js';
+import { closedLoop, waitUntil } from '../support/concurrency.js';
+import type { BenchContext, Metric, ScenarioResult } from '../types.js';
+
+const SCHEMA = 'bench_durable';
+const quiet = { warn: () => {}, error: () => {} };
+const CLAIMERS = 8;
+const OWNERS = 10;
+
+const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'bench', clientId: 'client', resource: '' });
+
+/** The plainest claim: the oldest row no run holds, taken without waiting on another claimer. */
+const PLAIN_CLAIM = `
+  UPDATE ${SCHEMA}.tasks AS t
+     SET node_id = $1, attempt = t.attempt + 1, last_updated_at = now()
+    FROM (SELECT id FROM ${SCHEMA}.tasks
+           WHERE node_id IS NULL AND status = 'working'
+           ORDER BY created_at, id
+           LIMIT 1
+             FOR UPDATE SKIP LOCKED) AS candidate
+   WHERE t.id = candidate.id
+  RETURNING t.id`;
+
+async function claimLatency(context: BenchContext, samples: number): Promise<number[]> {
+  const storeA = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, schema: SCHEMA, poolSize: 4, logger: quiet });
+  const storeB = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, schema: SCHEMA, poolSize: 4, migrate: false, logger: quiet });
+  const listening = { lease: false, reaper: false, sweeper: false, rescuer: false, logger: quiet } as const;
+  const nodeA = await PostgresTaskNode.start(storeA, { ...listening, nodeId: 'full-a' });
+  const nodeB = await PostgresTaskNode.start(storeB, { ...listening, nodeId: 'idle-b' });
+  // A slow backstop poll: claims come by NOTIFY.
+  const options = { pollIntervalMs: 60_000, maxPerPrincipal: Infinity, maxConcurrentRuns: 1, onError: () => {} } as const;
+  const a = new TaskRuntime({ store: storeA, node: nodeA, ...options });
+  const b = new TaskRuntime({ store: storeB, node: nodeB, ...options });
+  let began: ((at: number) => void) | undefined;
+  const job = async (args: { block?: boolean }, ctx: TaskContext) => {
+    if (args.block) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    else began?.(performance.now());
+    return { content: [] };
+  };
+  a.registerTool('job', { execute: job as never, resumable: false });
+  b.registerTool('job', { execute: job as never, resumable: false });
+  const blocker = await a.start({ owner: owner(), tool: 'job', args: { block: true }, execute: job });
+  const values: number[] = [];
+  try {
+    await waitUntil(() => nodeB.listener?.state === 'listening', 10_000, 'B listens');
+    for (let i = 0; i < samples + 5; i += 1) {
+      const started = new Promise<number>((resolve) => (began = resolve));
+      const sent = performance.now();
+      await a.start({ owner: owner(), tool: 'job', args: {}, execute: job });
+      const at = await started;
+      // The first few warm the pools and the listener.
+      if (i >= 5) values.push(at - sent);
+      await waitUntil(() => b.running === 0, 10_000, 'B free again');
+    }
+  } finally {
+    await a.cancel(blocker).catch(() => {});
+    await a.close();
+    await b.close();
+    await nodeA.stop();
+    await nodeB.stop();
+    await storeA.close();
+    await storeB.close();
+  }
+  return values;
+}
+
+/** Milliseconds per no-op step, over `tasks` tasks of `steps` steps each, side by side. */
+async function stepCost(context: BenchContext, tasks: number, steps: number): Promise<number> {
+  const store = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, schema: SCHEMA, poolSize: Math.max(2, tasks), migrate: false, logger: quiet });
+  const runtime = new TaskRuntime({ store, nodeId: 'steps', pollIntervalMs: 60_000, maxPerPrincipal: Infinity, onError: () => {} });
+  try {
+    const done: Promise<void>[] = [];
+    const started = performance.now();
+    for (let t = 0; t < tasks; t += 1) {
+      let finished!: () => void;
+      done.push(new Promise<void>((resolve) => (finished = resolve)));
+      await runtime.start({
+        owner: owner(),
+        tool: 'steps',
+        resumable: true,
+        args: {},
+        execute: async (_args: object, ctx: TaskContext) => {
+          for (let s = 0; s < steps; s += 1) await ctx.step(`s-${s}`, () => null);
+          finished();
+          return { content: [] };
+        },
+      });
+    }
+    await Promise.all(done);
+    return (performance.now() - started) / steps;
+  } finally {
+    await runtime.close();
+    await store.close();
+  }
+}
+
+/** Queues `count` tasks over {@link OWNERS} owners in one statement. */
+async function seedBacklog(pool: pg.Pool, count: number): Promise<void> {
+  await pool.query(`TRUNCATE ${SCHEMA}.tasks CASCADE`);
+  const owners = Array.from({ length: OWNERS }, owner);
+  await pool.query(
+    `INSERT INTO ${SCHEMA}.tasks (id, owner_subject, owner_server, owner_client_id, owner_resource, owner_key, tool, status,
+                                   created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms, node_id, attempt)
+     SELECT 'b-' || g, o.subject, 'bench', 'client', '', o.key, 'job', 'working',
+            now() + g * interval '1 microsecond', now(), 3600000, now() + interval '1 hour', 1000, NULL, 0
+       FROM generate_series(0, $1::int - 1) AS g
+       JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS o(subject, key, n) ON o.n = g % $4::int + 1`,
+    [count, owners.map((o) => o.subject), owners.map((o) => ownerKey(o)), OWNERS],
+  );
+  await pool.query(`ANALYZE ${SCHEMA}.tasks`);
+}
+
+/** Claims per second while `claim` drains a backlog of `count` with {@link CLAIMERS} claimers. */
+async function drainRate(pool: pg.Pool, count: number, claim: (claimer: number) => Promise<boolean>): Promise<number> {
+  await seedBacklog(pool, count);
+  let claimed = 0;
+  const perClaimer = Math.ceil(count / CLAIMERS);
+  const elapsed = await closedLoop(CLAIMERS, perClaimer, async (claimer) => {
+    if (await claim(claimer)) claimed += 1;
+  });
+  if (claimed !== count) throw new Error(`claimed ${claimed} of ${count} queued tasks`);
+  return (claimed / elapsed) * 1000;
+}
+
+export async function runDurableWork(context: BenchContext): Promise<ScenarioResult> {
+  const latencySamples = context.quick ? 20 : 200;
+  const steps = context.quick ? 50 : 500;
+  const backlog = context.quick ? 400 : 10_000;
+  const pool = new pg.Pool({ connectionString: context.databaseUrl, max: CLAIMERS });
+  const store = await PostgresTaskStore.connect({ connectionString: context.databaseUrl, schema: SCHEMA, poolSize: CLAIMERS, logger: quiet });
+  try {
+    const p50: number[] = [];
+    const p99: number[] = [];
+    const stepAlone: number[] = [];
+    const stepSideBySide: number[] = [];
+    const storeRate: number[] = [];
+    const plainRate: number[] = [];
+    for (let run = 0; run < context.runs; run += 1) {
+      const latencies = await claimLatency(context, latencySamples);
+      p50.push(percentile(latencies, 50));
+      p99.push(percentile(latencies, 99));
+      context.log(`  claim latency: p50 ${p50.at(-1)!.toFixed(1)} ms, p99 ${p99.at(-1)!.toFixed(1)} ms`);
+      stepAlone.push(await stepCost(context, 1, steps));
+      stepSideBySide.push((await stepCost(context, 8, steps)) / 8);
+      context.log(`  step: ${stepAlone.at(-1)!.toFixed(2)} ms alone, ${stepSideBySide.at(-1)!.toFixed(2)} ms each of 8 side by side`);
+      storeRate.push(await drainRate(pool, backlog, async (claimer) => (await store.claim(`claimer-${claimer}`, ['job'])) !== undefined));
+      plainRate.push(await drainRate(pool, backlog, async (claimer) => ((await pool.query(PLAIN_CLAIM, [`claimer-${claimer}`])).rowCount ?? 0) === 1));
+      context.log(`  claims: ${storeRate.at(-1)!.toFixed(0)}/s store, ${plainRate.at(-1)!.toFixed(0)}/s plain SQL`);
+    }
+    const metrics: Metric[] = [
+      { name: 'claim latency p50 (create on a full node → start on an idle one)', unit: 'ms', values: p50, digits: 1 },
+      { name: 'claim latency p99', unit: 'ms', values: p99, digits: 1 },
+      { name: 'journaled no-op step, one task alone', unit: 'ms/step', values: stepAlone, digits: 2 },
+      { name: 'journaled no-op step, 8 tasks side by side (wall time per step of all)', unit: 'ms/step', values: stepSideBySide, digits: 2 },
+      { name: `claims, PostgresTaskStore.claim (${CLAIMERS} claimers, backlog ${backlog} over ${OWNERS} owners)`, unit: 'claims/s', values: storeRate, digits: 0 },
+      { name: 'claims, plain SQL ceiling (oldest unheld row, SKIP LOCKED)', unit: 'claims/s', values: plainRate, digits: 0 },
+      { name: 'claim path / plain SQL', unit: '×', values: storeRate.map((value, i) => value / plainRate[i]!), digits: 2 },
+    ];
+    return {
+      number: 9,
+      title: 'Durable work: claim latency, journaled steps, the claim path',
+      method:
+        `In one process, on the schema \`${SCHEMA}\`. Claim latency: two \`TaskRuntime\`s on two stores, each with a node that only ` +
+        `listens; A has \`maxConcurrentRuns\` 1 and its one run busy, so each task it starts is queued; the sample is from just before ` +
+        `A's \`start()\` until the tool begins on idle B (A's create and NOTIFY, B's claim and run start; backstop poll 60 s, so by NOTIFY). ` +
+        `${latencySamples} samples per run, one at a time. Journaled step: a resumable task runs ${steps} no-op \`ctx.step\`s back to back ` +
+        `(each a begin and a finish statement), alone and as 8 tasks side by side. Claim path: ${CLAIMERS} claimers drain a backlog of ` +
+        `${backlog} queued tasks over ${OWNERS} owners, through \`PostgresTaskStore.claim\` (the fair, index-driven claim, rows mapped) and ` +
+        `with the plainest claim statement (oldest unheld row, \`FOR UPDATE SKIP LOCKED\`, no fairness).`,
+      metrics,
+      notes: [],
+    };
+  } finally {
+    await store.close();
+    await pool.end();
+  }
+}
