@@ -34,6 +34,9 @@ import { runInline } from './tool/run-inline.js';
 import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
+import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
+import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
+import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
 export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
@@ -58,6 +61,8 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly rateLimit?: RateLimitOptions | false;
   /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
   readonly listenStreams?: ListenStreamCapOptions | false;
+  /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
+  readonly listTasks?: ListTasksPolicy;
 }
 
 /** Options of {@link McpTasks.listen}. */
@@ -114,10 +119,13 @@ export class McpTasks {
   readonly #claimed = new Set<string>();
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
+  readonly #listTasks: ListTasksPolicy;
+  readonly #legacyEdges = new Set<LegacyTasksHandler>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, listTasks, ...runtimeOptions } = options;
+    this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#node = options.node;
@@ -149,12 +157,12 @@ export class McpTasks {
       (context) => {
         const server = new McpServer({ name, version }, serverOptions);
         register?.(server, context);
-        this.#install(server, prepared, name, context.requestInfo);
+        this.#install(server, prepared, name, context);
         return server;
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
-    const listen = this.listen(sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    const listen = this.listen(this.enabled ? this.#legacyTasks(sdkHandler, name, listenOptions.keepAliveMs, onerror) : sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
     return withBodyChecks(listen);
   }
 
@@ -170,7 +178,20 @@ export class McpTasks {
    * that check resolves the owner from the same HTTP request as the handlers.
    */
   register(server: McpServer, tools: readonly AnyTaskTool[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
-    this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context?.requestInfo);
+    this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context);
+  }
+
+  /** 2025-11-25 `tasks/*` and input answers in front of `handler` (see {@link withLegacyTasks}). */
+  #legacyTasks(handler: McpHttpHandler, serverName: string, keepAliveMs: number | undefined, onerror: ((error: Error) => void) | undefined): LegacyTasksHandler {
+    const edge = withLegacyTasks(handler, {
+      runtime: this.runtime,
+      ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
+      listTasks: this.#listTasks,
+      keepAliveMs: keepAliveMs ?? 15_000,
+      onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
+    });
+    this.#legacyEdges.add(edge);
+    return edge;
   }
 
   /** What registering `tools` needs that does not depend on the request: done once per handler. */
@@ -187,7 +208,9 @@ export class McpTasks {
     return { byName, registrations };
   }
 
-  #install(server: McpServer, prepared: PreparedTools, serverName: string, requestInfo: Request | undefined): void {
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: Partial<Pick<McpRequestContext, 'requestInfo' | 'era' | 'authInfo'>> | undefined): void {
+    const requestInfo = context?.requestInfo;
+    const legacy = context?.era === 'legacy';
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
       Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? requestInfo);
@@ -206,6 +229,8 @@ export class McpTasks {
     const memo = new TaskReadMemo();
     const deps: HandlerDeps = { runtime: this.runtime, ownerOf, memo };
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    // A 2025-11-25 client reads the capability in `initialize`; auth info decides tasks/list.
+    if (legacy) server.server.registerCapabilities({ tasks: legacyTasksCapability(servesTaskList(this.#listTasks, context?.authInfo !== undefined)) } as never);
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
@@ -217,7 +242,13 @@ export class McpTasks {
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
     // CallToolResult); its own handler still serves everything that is not a task.
     takeOverToolsCall(server, (own) => {
-      const toolsCall = taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
+      const toolsCall = taskToolsCall(deps, {
+        tools: prepared.byName,
+        inline: own,
+        maxArgumentBytes: this.#maxArgumentBytes,
+        classifyError: this.#classifyError,
+        ...(legacy ? { revision: LEGACY_REVISION } : {}),
+      });
       return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
     });
   }
@@ -273,11 +304,13 @@ export class McpTasks {
   async drain(deadlineMs: number): Promise<void> {
     await this.runtime.drain(deadlineMs);
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
+    for (const edge of this.#legacyEdges) edge.endStreams();
   }
 
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
+    for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();
     await this.#node?.stop();
     await this.runtime.store.close();
