@@ -73,6 +73,15 @@ export interface McpTasksListenOptions extends Pick<TaskListenOptions, 'keepAliv
   readonly serverInfo?: Implementation;
 }
 
+/** Options of {@link McpTasks.legacyTasks}. */
+export interface McpTasksLegacyOptions {
+  /** The name of the `McpServer`s the handler's factory builds. Default: `serverName` of the options. */
+  readonly serverName?: string;
+  /** Interval of `: keepalive` comments on `tasks/result` streams. Default 15 s. */
+  readonly keepAliveMs?: number;
+  readonly onerror?: (error: Error) => void;
+}
+
 /** Options of {@link McpTasks.handler}. */
 export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAliveMs' | 'maxTaskIds'> {
   /** The McpServer's name: the server part of its tasks' owners, so every node must use the same one. */
@@ -162,7 +171,7 @@ export class McpTasks {
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
-    const listen = this.listen(this.enabled ? this.#legacyTasks(sdkHandler, name, listenOptions.keepAliveMs, onerror) : sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    const listen = this.listen(this.enabled ? this.legacyTasks(sdkHandler, { serverName: name, ...(listenOptions.keepAliveMs === undefined ? {} : { keepAliveMs: listenOptions.keepAliveMs }), ...(onerror === undefined ? {} : { onerror }) }) : sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
     return withBodyChecks(listen);
   }
 
@@ -181,13 +190,22 @@ export class McpTasks {
     this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context);
   }
 
-  /** 2025-11-25 `tasks/*` and input answers in front of `handler` (see {@link withLegacyTasks}). */
-  #legacyTasks(handler: McpHttpHandler, serverName: string, keepAliveMs: number | undefined, onerror: ((error: Error) => void) | undefined): LegacyTasksHandler {
+  /**
+   * Puts 2025-11-25 tasks in front of `handler` (the SDK's stateless legacy serving could neither
+   * stream a task's input requests nor receive their answers): that revision's `tasks/get`,
+   * `tasks/list`, `tasks/cancel`, `tasks/result` and the POSTed answers to input requests are
+   * served from the task rows; everything else goes to `handler`. {@link handler} does this;
+   * hosts that build their own put it inside {@link listen}. See {@link withLegacyTasks}.
+   */
+  legacyTasks(handler: McpHttpHandler, options: McpTasksLegacyOptions = {}): LegacyTasksHandler {
+    const serverName = options.serverName ?? this.#serverName;
+    if (serverName === undefined) throw new Error('McpTasks.legacyTasks: pass serverName (the name of the McpServer the handler serves)');
+    const onerror = options.onerror;
     const edge = withLegacyTasks(handler, {
       runtime: this.runtime,
       ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
       listTasks: this.#listTasks,
-      keepAliveMs: keepAliveMs ?? 15_000,
+      keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
     });
     this.#legacyEdges.add(edge);
