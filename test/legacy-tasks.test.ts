@@ -5,10 +5,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startDemoServer, taskTools, type DemoServer } from '@mcp-tasks/demo';
-import { McpTasks } from '@mcp-tasks/server';
+import { defineTool, McpTasks, type LegacyTasksHandler } from '@mcp-tasks/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, legacyRpc, postAnswer, type LegacyClient } from './legacy-client.js';
+import { rpc } from './server-raw-client.js';
 import { within } from './support/within.js';
 
 const TTL_MS = 60_000;
@@ -215,5 +218,132 @@ describe('2025-11-25 tasks with tasks: false', () => {
       await handler.close();
       await tasks.close();
     }
+  });
+});
+
+describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
+  const neverTask = defineTool({
+    name: 'never_task',
+    task: 'forbidden',
+    input: z.object({}),
+    execute: () => ({ content: [{ type: 'text', text: 'inline only' }] }),
+  });
+  const sampler = defineTool({
+    name: 'sampler',
+    task: 'optional',
+    input: z.object({}),
+    async execute(_args, ctx) {
+      const reply = await ctx.sample('draft', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
+      return { content: [{ type: 'text', text: `model ${reply.model}` }] };
+    },
+  });
+  const waiter = defineTool({
+    name: 'waiter',
+    task: 'required',
+    input: z.object({}),
+    async execute(_args, ctx) {
+      const answer = await ctx.elicit('go', { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } } });
+      return { content: [{ type: 'text', text: answer.action }] };
+    },
+  });
+  let tasks: McpTasks;
+  let legacy: LegacyTasksHandler;
+  let close: () => Promise<void>;
+  let url: string;
+  before(async () => {
+    tasks = new McpTasks({ serverName: 'pieces', pollIntervalMs: 50, maxPerPrincipal: 2 });
+    legacy = tasks.legacyTasks(
+      createMcpHandler((context) => {
+        const server = new McpServer({ name: 'pieces', version: '1.0.0' });
+        tasks.register(server, [neverTask, sampler, waiter, ...taskTools], context);
+        return server;
+      }),
+    );
+    const handler = tasks.listen(legacy, { serverName: 'pieces' });
+    const http = createServer(toNodeHandler(handler));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    close = async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await handler.close();
+      await tasks.close();
+    };
+  });
+  after(() => close());
+
+  const taskOf = async (name: string) => {
+    const reply = await legacyRpc(url, 'tools/call', { name, arguments: {}, task: {} });
+    assert.equal(reply.error, undefined, JSON.stringify(reply));
+    return (reply.result!['task'] as { taskId: string }).taskId;
+  };
+  const statusOf = async (taskId: string) => (await legacyRpc(url, 'tasks/get', { taskId })).result?.['status'];
+  const until = async (taskId: string, status: string) => {
+    for (let i = 0; i < 400 && (await statusOf(taskId)) !== status; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal(await statusOf(taskId), status);
+  };
+
+  it('a forbidden tool called with params.task gets -32601', async () => {
+    const reply = await legacyRpc(url, 'tools/call', { name: 'never_task', arguments: {}, task: {} });
+    assert.equal(reply.error?.code, -32601);
+    assert.match(reply.error?.message ?? '', /never_task does not run as a task/);
+  });
+
+  it('an error answer to a sampling request ends the task failed with the client error', async () => {
+    const taskId = await taskOf('sampler');
+    await until(taskId, 'input_required');
+    const id = `mcp-tasks.input.${taskId}.${Buffer.from('draft').toString('base64url')}`;
+    assert.equal(await postAnswer(url, { id, error: { code: -32601, message: 'Method not found' } }), 202);
+    await until(taskId, 'failed');
+    assert.deepEqual((await legacyRpc(url, 'tasks/result', { taskId })).error, {
+      code: -32601,
+      message: 'The client answered sampling/createMessage with an error: Method not found',
+    });
+  });
+
+  it('a task created by a 2025-11-25 client is read by a 2026-07-28 client of the same owner in its own shapes, and the other way round', async () => {
+    const legacyTask = await taskOf('waiter');
+    await until(legacyTask, 'input_required');
+    const read = await rpc(url, 'tasks/get', { taskId: legacyTask });
+    assert.equal(read.result?.['status'], 'input_required');
+    assert.deepEqual(Object.keys(read.result?.['inputRequests'] as object), ['go']);
+    // Answered through tasks/update: the 2025-11-25 client's next read sees the result.
+    assert.equal((await rpc(url, 'tasks/update', { taskId: legacyTask, inputResponses: { go: { action: 'accept', content: { go: true } } } })).error, undefined);
+    await until(legacyTask, 'completed');
+    assert.match(JSON.stringify((await legacyRpc(url, 'tasks/result', { taskId: legacyTask })).result), /accept/);
+    const modern = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.01 } });
+    const modernTask = modern.result?.['taskId'] as string;
+    await until(modernTask, 'completed');
+    const legacyRead = await legacyRpc(url, 'tasks/get', { taskId: modernTask });
+    assert.deepEqual(Object.keys(legacyRead.result ?? {}).sort(), ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl']);
+  });
+
+  it('over the quota a required tool is refused with -32600 and an optional one runs inline', async () => {
+    // maxPerPrincipal is 2: two waiting tasks fill it.
+    const held = [await taskOf('waiter'), await taskOf('waiter')];
+    const required = await legacyRpc(url, 'tools/call', { name: 'waiter', arguments: {}, task: {} });
+    assert.equal(required.error?.code, -32600);
+    const optional = await legacyRpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.01 }, task: {} });
+    assert.match(JSON.stringify(optional.result), /Computed result after 0\.01s/);
+    for (const taskId of held) await legacyRpc(url, 'tasks/cancel', { taskId });
+  });
+
+  it('a tasks/result stream the client leaves is closed', async () => {
+    const taskId = await taskOf('waiter');
+    await until(taskId, 'input_required');
+    const abort = new AbortController();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/result', params: { taskId } }),
+      signal: abort.signal,
+    });
+    const reader = response.body!.getReader();
+    await within(reader.read(), 10_000, 'the first frame');
+    assert.equal(legacy.openStreams, 1);
+    abort.abort();
+    for (let i = 0; i < 200 && legacy.openStreams > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    assert.equal(legacy.openStreams, 0);
+    await legacyRpc(url, 'tasks/cancel', { taskId });
   });
 });
