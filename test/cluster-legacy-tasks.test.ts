@@ -18,6 +18,7 @@ const RESOURCE = 'https://mcp.example.test/mcp';
 const TOKENS = {
   alice: { sub: 'alice', clientId: 'app-a', scopes: ['export'], resource: RESOURCE },
   bob: { sub: 'bob', clientId: 'app-a', scopes: ['export'], resource: RESOURCE },
+  'alice-noscope': { sub: 'alice', clientId: 'app-a', scopes: [], resource: RESOURCE },
 };
 const BOUND_MS = 30_000;
 
@@ -99,6 +100,7 @@ describe('2025-11-25 tasks across three node processes', () => {
     const list = await c.experimental.tasks.listTasks();
     const ids = list.tasks.map((task) => task.taskId);
     assert.ok(ids.indexOf(later.taskId) >= 0 && ids.indexOf(later.taskId) < ids.indexOf(taskId), JSON.stringify(ids));
+    assert.equal((await legacyRpc(node(1), 'tasks/list', { cursor: 'not-a-cursor' }, 'alice')).error?.code, -32602);
     const bobs = await legacyRpc(node(3), 'tasks/list', {}, 'bob');
     assert.ok(!JSON.stringify(bobs.result).includes(taskId), 'bob does not see alice\'s tasks');
     assert.equal((await c.experimental.tasks.getTaskResult(taskId, CallToolResultSchema)).content[0]?.type, 'text');
@@ -114,6 +116,8 @@ describe('2025-11-25 tasks across three node processes', () => {
     assert.equal(await ranOn(taskId), 'node-1');
     await eventually(async () => typeof (await c.experimental.tasks.getTask(taskId)).statusMessage === 'string', BOUND_MS, 'the export reports progress');
     assert.equal(await metric(nodes[0]!.base, 'mcp_tasks_running'), 1);
+    // The same owner without the task's scope is challenged, as on 2026-07-28.
+    assert.equal((await legacyRpc(node(3), 'tasks/cancel', { taskId }, 'alice-noscope')).status, 403);
     const cancelled = await c.experimental.tasks.cancelTask(taskId);
     assert.equal(cancelled.status, 'cancelled');
     await eventually(async () => (await metric(nodes[0]!.base, 'mcp_tasks_running')) === 0, BOUND_MS, 'node 1 stops the run');
