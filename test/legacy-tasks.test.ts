@@ -346,4 +346,22 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
     assert.equal(legacy.openStreams, 0);
     await legacyRpc(url, 'tasks/cancel', { taskId });
   });
+
+  it('ending the streams (drain, close) answers an open tasks/result with an error that says to call again', async () => {
+    const taskId = await taskOf('waiter');
+    await until(taskId, 'input_required');
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tasks/result', params: { taskId } }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = response.text();
+    for (let i = 0; i < 200 && legacy.openStreams === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    legacy.endStreams();
+    const body = await within(text, 10_000, 'the stream ends');
+    assert.match(body, /"id":11,"error":\{"code":-32603,"message":"The server is shutting down: call tasks\/result again"\}/);
+    assert.equal(await statusOf(taskId), 'input_required');
+    await legacyRpc(url, 'tasks/cancel', { taskId });
+  });
 });
