@@ -99,6 +99,9 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly onerror?: (error: Error) => void;
 }
 
+/** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
+export type RegisterContext = Pick<McpRequestContext, 'requestInfo'> & Partial<Pick<McpRequestContext, 'era' | 'authInfo'>>;
+
 interface PreparedTools {
   readonly byName: ReadonlyMap<string, TaskTool>;
   readonly registrations: ReadonlyArray<{ readonly tool: TaskTool; readonly config: ReturnType<typeof toolConfig> }>;
@@ -171,7 +174,11 @@ export class McpTasks {
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
-    const listen = this.listen(this.enabled ? this.legacyTasks(sdkHandler, { serverName: name, ...(listenOptions.keepAliveMs === undefined ? {} : { keepAliveMs: listenOptions.keepAliveMs }), ...(onerror === undefined ? {} : { onerror }) }) : sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    const errors = onerror === undefined ? {} : { onerror };
+    const legacy = this.enabled
+      ? this.legacyTasks(sdkHandler, { serverName: name, ...errors, ...(listenOptions.keepAliveMs === undefined ? {} : { keepAliveMs: listenOptions.keepAliveMs }) })
+      : sdkHandler;
+    const listen = this.listen(legacy, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...errors });
     return withBodyChecks(listen);
   }
 
@@ -184,9 +191,10 @@ export class McpTasks {
    * With authorization, a tool's `scopes` are its SDK scope challenge (403 `insufficient_scope`
    * before the call is handled), and every `tasks/*` request on its tasks gets the same challenge
    * once the owner-scoped lookup found the task. Pass the factory's context (`requestInfo`) so
-   * that check resolves the owner from the same HTTP request as the handlers.
+   * that check resolves the owner from the same HTTP request as the handlers; its `era` and
+   * `authInfo` tell a 2025-11-25 request (served that revision's task calls and `capabilities.tasks`).
    */
-  register(server: McpServer, tools: readonly AnyTaskTool[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
+  register(server: McpServer, tools: readonly AnyTaskTool[], context?: RegisterContext): void {
     this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context);
   }
 
@@ -226,7 +234,7 @@ export class McpTasks {
     return { byName, registrations };
   }
 
-  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: Partial<Pick<McpRequestContext, 'requestInfo' | 'era' | 'authInfo'>> | undefined): void {
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: RegisterContext | undefined): void {
     const requestInfo = context?.requestInfo;
     const legacy = context?.era === 'legacy';
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
