@@ -251,7 +251,7 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
   let close: () => Promise<void>;
   let url: string;
   before(async () => {
-    tasks = new McpTasks({ serverName: 'pieces', pollIntervalMs: 50, maxPerPrincipal: 2 });
+    tasks = new McpTasks({ serverName: 'pieces', pollIntervalMs: 50, maxPerPrincipal: 2, listenStreams: { maxPerOwner: 2, maxPerNode: 10 } });
     legacy = tasks.legacyTasks(
       createMcpHandler((context) => {
         const server = new McpServer({ name: 'pieces', version: '1.0.0' });
@@ -363,5 +363,35 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
     assert.match(body, /"id":11,"error":\{"code":-32603,"message":"The server is shutting down: call tasks\/result again"\}/);
     assert.equal(await statusOf(taskId), 'input_required');
     await legacyRpc(url, 'tasks/cancel', { taskId });
+  });
+
+  it('open tasks/result streams count against the listen stream caps: beyond them HTTP 429, a slot comes back when a stream ends', async () => {
+    const taskId = await taskOf('waiter');
+    await until(taskId, 'input_required');
+    const open = (signal: AbortSignal) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'tasks/result', params: { taskId } }),
+        signal,
+      });
+    const first = new AbortController();
+    const second = new AbortController();
+    try {
+      assert.equal((await open(first.signal)).status, 200);
+      assert.equal((await open(second.signal)).status, 200);
+      const refused = await open(AbortSignal.timeout(10_000));
+      assert.equal(refused.status, 429);
+      assert.equal(((await refused.json()) as { error: { code: number } }).error.code, -32000);
+      first.abort();
+      for (let i = 0; i < 200 && legacy.openStreams > 1; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      const third = new AbortController();
+      assert.equal((await open(third.signal)).status, 200);
+      third.abort();
+    } finally {
+      first.abort();
+      second.abort();
+      await legacyRpc(url, 'tasks/cancel', { taskId });
+    }
   });
 });

@@ -215,6 +215,7 @@ export class McpTasks {
       listTasks: this.#listTasks,
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
+      ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
     });
     this.#legacyEdges.add(edge);
     return edge;

@@ -2,6 +2,7 @@ import { TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type 
 import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
+import type { ListenStreamCaps } from '../limits/listen-stream-caps.js';
 import type { ListTasksPolicy } from './legacy-capability.js';
 import { rpcError } from './legacy-json-rpc.js';
 
@@ -13,6 +14,8 @@ export interface LegacyTasksDeps {
   /** Interval of `: keepalive` comments on a `tasks/result` stream. */
   readonly keepAliveMs: number;
   readonly onerror: (error: Error) => void;
+  /** Caps on open streams per owner and node, shared with the task listen streams: a `tasks/result` stream takes a slot. */
+  readonly streamCaps?: ListenStreamCaps;
 }
 
 /** One HTTP request to the 2025-11-25 serving: what every answer needs. */

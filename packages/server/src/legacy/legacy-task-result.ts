@@ -1,6 +1,8 @@
-import { ErrorCode, isTerminal, JsonRpcError, logSafe, outstandingInputs, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
+import { ErrorCode, isTerminal, JsonRpcError, LimitReachedError, logSafe, outstandingInputs, ownerKey, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { readTaskId } from '../handlers/read-task-id.js';
+import { limitResponse } from '../limits/limit-response.js';
+import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import { KEEPALIVE_FRAME, messageFrame, SSE_HEADERS } from '../listen/sse.js';
 import { inputRequestId } from './input-request-id.js';
 import { ownedTask, type LegacyCall, type LegacyTasksDeps } from './legacy-deps.js';
@@ -25,14 +27,22 @@ const SHUTTING_DOWN = new JsonRpcError(ErrorCode.InternalError, 'The server is s
  * `notifications/tasks/status` at each status change; and the final answer. The stream carries
  * no event ids, so no client tries to resume it (resuming is a GET, which stateless serving
  * refuses): a client that lost it calls `tasks/result` again, on any node, and is asked again
- * whatever is still unanswered. Changes are heard through the task's follow (NOTIFY across
+ * whatever is still unanswered. Each open stream takes a slot of the listen stream caps (HTTP 429
+ * beyond them), as a task listen does. Changes are heard through the task's follow (NOTIFY across
  * nodes), with the runtime's poll interval as the backstop, and the row decides every frame.
  */
 export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall, open: Set<ResultStream>): Promise<Response> {
   const owned = await ownedTask(deps, call, readTaskId('tasks/result', call.params));
   if (owned instanceof Response) return owned;
   if (isTerminal(owned.record.status)) return Response.json(finalMessage(call.id, owned.record));
-  return new Response(resultStream(deps, call, owned.ref, owned.record, open), { status: 200, headers: SSE_HEADERS });
+  let release: ReleaseSlot = () => {};
+  try {
+    release = deps.streamCaps?.admit(ownerKey(owned.ref.owner)) ?? release;
+  } catch (error) {
+    if (error instanceof LimitReachedError) return limitResponse(call.id, error);
+    throw error;
+  }
+  return new Response(resultStream(deps, call, owned.ref, owned.record, open, release), { status: 200, headers: SSE_HEADERS });
 }
 
 function finalMessage(id: RequestId, record: TaskRecord): Record<string, unknown> {
@@ -45,7 +55,7 @@ function finalMessage(id: RequestId, record: TaskRecord): Record<string, unknown
   return { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Task ${record.taskId} was cancelled: it has no result` } };
 }
 
-function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, first: TaskRecord, open: Set<ResultStream>): ReadableStream<Uint8Array> {
+function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, first: TaskRecord, open: Set<ResultStream>, release: ReleaseSlot): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let closed = false;
   let pulse = deferred();
@@ -66,6 +76,7 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
     if (closed) return;
     closed = true;
     open.delete(stream);
+    release();
     clearInterval(keepAlive);
     unfollow?.();
     wake();
