@@ -198,6 +198,27 @@ describe('2025-11-25 tasks on one node', () => {
   });
 });
 
+describe('2025-11-25 tasks and the per-owner rate limit', () => {
+  it('2025-11-25 tasks/* requests count against the rate limit (HTTP 429 beyond the burst)', async () => {
+    const tasks = new McpTasks({ rateLimit: { requestsPerSecond: 1, burst: 3 } });
+    const handler = tasks.handler({ name: 'limited', version: '1.0.0', tools: taskTools });
+    const http = createServer(toNodeHandler(handler));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await legacyRpc(url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).status);
+      assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
+      assert.ok(statuses.slice(3).includes(429), JSON.stringify(statuses));
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await handler.close();
+      await tasks.close();
+    }
+  });
+});
+
 describe('2025-11-25 tasks with tasks: false', () => {
   it('advertises no tasks capability, and params.task is ignored', async () => {
     const tasks = new McpTasks({ tasks: false });
