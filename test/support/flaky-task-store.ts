@@ -4,6 +4,8 @@ import type {
   InputAsk,
   InputRequest,
   InputResponses,
+  ListTasksOptions,
+  TaskPage,
   NewTask,
   RunClaim,
   JsonValue,
@@ -62,6 +64,9 @@ export class FlakyTaskStore implements TaskStore {
   }
   get(ref: TaskRef): Promise<TaskRecord | undefined> {
     return this.#call('get', () => this.inner.get(ref));
+  }
+  list(owner: TaskOwner, options?: ListTasksOptions): Promise<TaskPage> {
+    return this.inner.list(owner, options);
   }
   setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined> {
     return this.#call('setStatusMessage', () => this.inner.setStatusMessage(ref, statusMessage, claim));

@@ -5,6 +5,7 @@ export { assertJsonObject } from './json/assert-json-object.js';
 export { ErrorCode, type ErrorCodeValue } from './errors/error-codes.js';
 export { JsonRpcError, type JsonRpcErrorObject } from './errors/json-rpc-error.js';
 export { TaskNotFoundError } from './errors/task-not-found-error.js';
+export { InvalidCursorError } from './errors/invalid-cursor-error.js';
 export { QuotaExceededError } from './errors/quota-exceeded-error.js';
 export { InvalidTaskValueError } from './errors/invalid-task-value-error.js';
 export { TaskCancelledError } from './errors/task-cancelled-error.js';
@@ -60,6 +61,7 @@ export type {
 } from './store/task-store.js';
 export type { FollowedTask, RunRegistry, TaskEvents, TaskNode } from './store/task-events.js';
 export { TaskFanOut } from './store/task-fan-out.js';
+export { decodeTaskCursor, encodeTaskCursor, isAfter, pageLimitOf, toTaskPage, TASK_PAGE_LIMITS, type ListTasksOptions, type TaskPage, type TaskPagePosition } from './store/task-page.js';
 
 export { claimHolds, inputOf, outstandingKeys, stateOf, type RunClaim, type TaskState } from './machine/task-state.js';
 export { decideAsk, type AskDecision } from './machine/decide-ask.js';

@@ -215,6 +215,7 @@ describe('progress and cancellation', () => {
     // A store that delivers no events: only the backstop poll can tell the run.
     const deaf: TaskStore = {
       create: (task, options) => store.create(task, options),
+      list: (owner, options) => store.list(owner, options),
       get: (ref) => store.get(ref),
       setStatusMessage: (ref, message, claim) => store.setStatusMessage(ref, message, claim),
       requestInput: (ref, key, request, claim) => store.requestInput(ref, key, request, claim),

@@ -5,6 +5,7 @@ import type {
   InputRequest,
   InputResponses,
   JsonValue,
+  ListTasksOptions,
   NewTask,
   RunClaim,
   StepBegin,
@@ -12,11 +13,13 @@ import type {
   TaskStep,
   TaskOutcome,
   TaskOwner,
+  TaskPage,
   TaskRecord,
   TaskRef,
   TaskStore,
 } from '@mcp-tasks/core';
 import {
+  assertTaskOwner,
   InvalidTaskValueError,
   normaliseStatusMessage,
   TASK_LIMITS,
@@ -50,6 +53,7 @@ import { finishTask } from './sql/finish-task.js';
 import { followTask } from './sql/follow-task.js';
 import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
+import { listTasks } from './sql/list-tasks.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
 import { requestInput } from './sql/request-input.js';
@@ -161,6 +165,11 @@ export class PostgresTaskStore implements TaskStore {
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {
     validateRef(ref);
     return refuseUnstorableValue(() => getTask(this.#sql, ref));
+  }
+
+  async list(owner: TaskOwner, options: ListTasksOptions = {}): Promise<TaskPage> {
+    assertTaskOwner(owner);
+    return refuseUnstorableValue(() => listTasks(this.#sql, owner, options));
   }
 
   async setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined> {

@@ -1,6 +1,9 @@
-export { McpTasks, type McpTasksHandlerOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
+export { McpTasks, type McpTasksHandlerOptions, type McpTasksLegacyOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
 export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
+export { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
+export type { LegacyTasksDeps } from './legacy/legacy-deps.js';
+export type { ListTasksPolicy } from './legacy/legacy-capability.js';
 export {
   defineTool,
   type PrepareContext,

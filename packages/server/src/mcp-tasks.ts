@@ -34,6 +34,9 @@ import { runInline } from './tool/run-inline.js';
 import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
+import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
+import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
+import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
 export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
@@ -58,6 +61,8 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly rateLimit?: RateLimitOptions | false;
   /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
   readonly listenStreams?: ListenStreamCapOptions | false;
+  /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
+  readonly listTasks?: ListTasksPolicy;
 }
 
 /** Options of {@link McpTasks.listen}. */
@@ -66,6 +71,15 @@ export interface McpTasksListenOptions extends Pick<TaskListenOptions, 'keepAliv
   readonly serverName?: string;
   /** Stamped on the listen result that closes a stream. Default `{ name: serverName, version: '0.0.0' }`. */
   readonly serverInfo?: Implementation;
+}
+
+/** Options of {@link McpTasks.legacyTasks}. */
+export interface McpTasksLegacyOptions {
+  /** The name of the `McpServer`s the handler's factory builds. Default: `serverName` of the options. */
+  readonly serverName?: string;
+  /** Interval of `: keepalive` comments on `tasks/result` streams. Default 15 s. */
+  readonly keepAliveMs?: number;
+  readonly onerror?: (error: Error) => void;
 }
 
 /** Options of {@link McpTasks.handler}. */
@@ -84,6 +98,9 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   /** Errors that do not reach the client, from the SDK's handler and from task listen streams. */
   readonly onerror?: (error: Error) => void;
 }
+
+/** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
+export type RegisterContext = Pick<McpRequestContext, 'requestInfo'> & Partial<Pick<McpRequestContext, 'era' | 'authInfo'>>;
 
 interface PreparedTools {
   readonly byName: ReadonlyMap<string, TaskTool>;
@@ -114,10 +131,13 @@ export class McpTasks {
   readonly #claimed = new Set<string>();
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
+  readonly #listTasks: ListTasksPolicy;
+  readonly #legacyEdges = new Set<LegacyTasksHandler>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, listTasks, ...runtimeOptions } = options;
+    this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#node = options.node;
@@ -149,12 +169,16 @@ export class McpTasks {
       (context) => {
         const server = new McpServer({ name, version }, serverOptions);
         register?.(server, context);
-        this.#install(server, prepared, name, context.requestInfo);
+        this.#install(server, prepared, name, context);
         return server;
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
-    const listen = this.listen(sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    const errors = onerror === undefined ? {} : { onerror };
+    const legacy = this.enabled
+      ? this.legacyTasks(sdkHandler, { serverName: name, ...errors, ...(listenOptions.keepAliveMs === undefined ? {} : { keepAliveMs: listenOptions.keepAliveMs }) })
+      : sdkHandler;
+    const listen = this.listen(legacy, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...errors });
     return withBodyChecks(listen);
   }
 
@@ -167,10 +191,34 @@ export class McpTasks {
    * With authorization, a tool's `scopes` are its SDK scope challenge (403 `insufficient_scope`
    * before the call is handled), and every `tasks/*` request on its tasks gets the same challenge
    * once the owner-scoped lookup found the task. Pass the factory's context (`requestInfo`) so
-   * that check resolves the owner from the same HTTP request as the handlers.
+   * that check resolves the owner from the same HTTP request as the handlers; its `era` and
+   * `authInfo` tell a 2025-11-25 request (served that revision's task calls and `capabilities.tasks`).
    */
-  register(server: McpServer, tools: readonly AnyTaskTool[], context?: Pick<McpRequestContext, 'requestInfo'>): void {
-    this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context?.requestInfo);
+  register(server: McpServer, tools: readonly AnyTaskTool[], context?: RegisterContext): void {
+    this.#install(server, this.#prepare(tools), this.#serverName ?? serverNameOf(server) ?? 'mcp-server', context);
+  }
+
+  /**
+   * Puts 2025-11-25 tasks in front of `handler` (the SDK's stateless legacy serving could neither
+   * stream a task's input requests nor receive their answers): that revision's `tasks/get`,
+   * `tasks/list`, `tasks/cancel`, `tasks/result` and the POSTed answers to input requests are
+   * served from the task rows; everything else goes to `handler`. {@link handler} does this;
+   * hosts that build their own put it inside {@link listen}. See {@link withLegacyTasks}.
+   */
+  legacyTasks(handler: McpHttpHandler, options: McpTasksLegacyOptions = {}): LegacyTasksHandler {
+    const serverName = options.serverName ?? this.#serverName;
+    if (serverName === undefined) throw new Error('McpTasks.legacyTasks: pass serverName (the name of the McpServer the handler serves)');
+    const onerror = options.onerror;
+    const edge = withLegacyTasks(handler, {
+      runtime: this.runtime,
+      ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
+      listTasks: this.#listTasks,
+      keepAliveMs: options.keepAliveMs ?? 15_000,
+      onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
+      ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+    });
+    this.#legacyEdges.add(edge);
+    return edge;
   }
 
   /** What registering `tools` needs that does not depend on the request: done once per handler. */
@@ -187,7 +235,9 @@ export class McpTasks {
     return { byName, registrations };
   }
 
-  #install(server: McpServer, prepared: PreparedTools, serverName: string, requestInfo: Request | undefined): void {
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: RegisterContext | undefined): void {
+    const requestInfo = context?.requestInfo;
+    const legacy = context?.era === 'legacy';
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
       Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? requestInfo);
@@ -206,6 +256,8 @@ export class McpTasks {
     const memo = new TaskReadMemo();
     const deps: HandlerDeps = { runtime: this.runtime, ownerOf, memo };
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+    // A 2025-11-25 client reads the capability in `initialize`; auth info decides tasks/list.
+    if (legacy) server.server.registerCapabilities({ tasks: legacyTasksCapability(servesTaskList(this.#listTasks, context?.authInfo !== undefined)) } as never);
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
@@ -217,7 +269,13 @@ export class McpTasks {
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
     // CallToolResult); its own handler still serves everything that is not a task.
     takeOverToolsCall(server, (own) => {
-      const toolsCall = taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
+      const toolsCall = taskToolsCall(deps, {
+        tools: prepared.byName,
+        inline: own,
+        maxArgumentBytes: this.#maxArgumentBytes,
+        classifyError: this.#classifyError,
+        ...(legacy ? { revision: LEGACY_REVISION } : {}),
+      });
       return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
     });
   }
@@ -273,11 +331,13 @@ export class McpTasks {
   async drain(deadlineMs: number): Promise<void> {
     await this.runtime.drain(deadlineMs);
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
+    for (const edge of this.#legacyEdges) edge.endStreams();
   }
 
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
+    for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();
     await this.#node?.stop();
     await this.runtime.store.close();

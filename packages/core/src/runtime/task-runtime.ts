@@ -96,6 +96,11 @@ export interface TaskRunRequest<Args> {
    * run on any node checks the same capabilities.
    */
   readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * The time to live the client asked for (2025-11-25 `params.task.ttl`): honoured up to the
+   * runtime's `ttlMs`, never beyond it. Default: the runtime's `ttlMs`.
+   */
+  readonly ttlMs?: number;
   /** Whether the task survives the loss of its node (see {@link TaskExecutor.resumable}). Default false. */
   readonly resumable?: boolean;
 }
@@ -211,7 +216,7 @@ export class TaskRuntime {
           owner: request.owner,
           tool: request.tool,
           scopes: request.scopes ?? [],
-          ttlMs: this.ttlMs,
+          ttlMs: ttlOf(request.ttlMs, this.ttlMs),
           pollIntervalMs: this.pollIntervalMs,
           nodeId: queued ? null : this.nodeId,
           ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
@@ -679,6 +684,13 @@ function noEvents(store: TaskStore): TaskEvents {
     follow: async (ref) => ((await store.markFollowed(ref)) ? () => {} : undefined),
     followMany: async (owner, taskIds) => (await store.markFollowedMany(owner, taskIds)).map((record) => ({ record, unfollow: () => {} })),
   };
+}
+
+/** The asked time to live, capped by the runtime's (`null`: unlimited). */
+function ttlOf(asked: number | undefined, max: number | null): number | null {
+  if (asked === undefined) return max;
+  if (!(Number.isSafeInteger(asked) && asked > 0)) throw new RangeError('ttlMs must be a positive integer');
+  return max === null ? asked : Math.min(asked, max);
 }
 
 /** Resolves at `wake` or after `ms`, whichever comes first. */

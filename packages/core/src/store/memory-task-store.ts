@@ -1,7 +1,7 @@
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
-import { ownerKey, type TaskOwner } from '../task/task-owner.js';
+import { assertTaskOwner, ownerKey, type TaskOwner } from '../task/task-owner.js';
 import type { JsonValue } from '../json/json-value.js';
 import { DEFAULT_MAX_ATTEMPTS, type NewTask, type TaskInput, type TaskRecord } from '../task/task-record.js';
 import { isTerminal } from '../task/task-status.js';
@@ -13,6 +13,7 @@ import { decidePark, isClaimable } from '../machine/decide-park.js';
 import { outstandingKeys, stateOf, type RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
 import { TaskFanOut } from './task-fan-out.js';
+import { decodeTaskCursor, isAfter, pageLimitOf, toTaskPage, type ListTasksOptions, type TaskPage } from './task-page.js';
 import type {
   CreateOptions,
   InputAnswerResult,
@@ -125,6 +126,20 @@ export class MemoryTaskStore implements TaskStore {
     validateRef(ref);
     const record = this.#find(ref);
     return record && snapshot(record);
+  }
+
+  async list(owner: TaskOwner, options: ListTasksOptions = {}): Promise<TaskPage> {
+    assertTaskOwner(owner);
+    const limit = pageLimitOf(options);
+    const after = options.cursor === undefined ? undefined : decodeTaskCursor(options.cursor);
+    const key = ownerKey(owner);
+    const now = this.#now();
+    const mine = [...this.#tasks.values()].filter(
+      (record) =>
+        ownerKey(record.owner) === key && (record.expiresAt === null || record.expiresAt.getTime() > now) && (after === undefined || isAfter(record, after)),
+    );
+    mine.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.taskId < b.taskId ? 1 : a.taskId > b.taskId ? -1 : 0));
+    return toTaskPage(mine.slice(0, limit + 1).map(snapshot), limit);
   }
 
   async setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined> {

@@ -6,6 +6,7 @@ import type { NewTask, TaskRecord } from '../task/task-record.js';
 import type { TaskStatus } from '../task/task-status.js';
 import type { RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
+import type { ListTasksOptions, TaskPage } from './task-page.js';
 
 /** Names one task of one owner. Every store operation takes one: there is no read by id alone. */
 export interface TaskRef {
@@ -102,6 +103,13 @@ export interface TaskStore {
 
   /** The task, or `undefined` when it is unknown, expired or another owner's. */
   get(ref: TaskRef): Promise<TaskRecord | undefined>;
+
+  /**
+   * One page of `owner`'s tasks, newest first (ties broken by id); expired tasks are absent.
+   * `nextCursor` is present when more follow. A cursor the store did not hand out is refused
+   * with `InvalidCursorError` (-32602). Exactly the tasks `get` finds for that owner.
+   */
+  list(owner: TaskOwner, options?: ListTasksOptions): Promise<TaskPage>;
 
   /**
    * Sets the status message of a live task; followers hear of it. `undefined` when it is no

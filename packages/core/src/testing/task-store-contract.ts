@@ -430,6 +430,52 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
       });
     });
 
+    describe('listing', () => {
+      test("an owner's list pages through its own tasks newest first, with expired and foreign tasks absent", async () => {
+        const owner = newOwner();
+        const ids: string[] = [];
+        for (let i = 0; i < 5; i += 1) {
+          const task = newTask(owner);
+          await store.create(task, { maxLive: Infinity });
+          ids.push(task.taskId);
+          // Distinct creation times for most, so the order is by time; ties are broken by id.
+          if (i % 2 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        const expiring = newTask(owner, { ttlMs: 150 });
+        await store.create(expiring, { maxLive: Infinity });
+        await store.create(newTask({ ...owner, subject: `${owner.subject}-other` }), { maxLive: Infinity });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const page = await store.list(owner, { limit: 2, ...(cursor === undefined ? {} : { cursor }) });
+          assert.ok(page.tasks.length <= 2);
+          seen.push(...page.tasks.map((task) => task.taskId));
+          cursor = page.nextCursor;
+          pages += 1;
+        } while (cursor !== undefined && pages < 10);
+        assert.equal(pages, 3);
+        assert.deepEqual(new Set(seen), new Set(ids));
+        assert.equal(seen.length, ids.length);
+        const records = await Promise.all(seen.map((taskId) => store.get({ taskId, owner })));
+        for (let i = 1; i < records.length; i += 1) {
+          const [newer, older] = [records[i - 1]!, records[i]!];
+          const ordered = newer.createdAt.getTime() > older.createdAt.getTime() || (newer.createdAt.getTime() === older.createdAt.getTime() && newer.taskId > older.taskId);
+          assert.ok(ordered, `${newer.taskId} (${newer.createdAt.toISOString()}) before ${older.taskId} (${older.createdAt.toISOString()})`);
+        }
+        assert.deepEqual((await store.list(newOwner())).tasks, []);
+      });
+
+      test('a cursor the store did not hand out is refused with -32602', async () => {
+        const owner = newOwner();
+        for (const cursor of ['', 'garbage', 'tp1.!!', `tp1.${Buffer.from('[1,"../x"]').toString('base64url')}`]) {
+          await assert.rejects(store.list(owner, { cursor }), (error: Error & { code?: number }) => error.code === -32602, cursor);
+        }
+      });
+    });
+
     describe('ownership', () => {
       const parts = ['subject', 'server', 'clientId', 'resource'] as const;
       for (const part of parts) {

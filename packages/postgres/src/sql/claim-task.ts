@@ -20,7 +20,7 @@ const CANDIDATES_PER_OWNER = 8;
  * take one task and never wait on each other; the UPDATE re-checks that the task is still
  * claimable (compare-and-set).
  *
- * Index-driven (migration 0005): the owners with claimable tasks are found by a skip scan (one
+ * Index-driven (migration 0006): the owners with claimable tasks are found by a skip scan (one
  * index probe per owner), each owner's candidates and held count by its own index range, so the
  * cost grows with the owners waiting, never with the backlog's length.
  */

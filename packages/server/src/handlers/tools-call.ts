@@ -1,4 +1,4 @@
-import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier } from '@mcp-tasks/core';
+import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
 import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -13,6 +13,35 @@ import type { HandlerDeps } from './handler-deps.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
+/**
+ * How one protocol revision asks for a task and is answered with one. The default is
+ * 2026-07-28's: a request that declares the extension gets a task; 2025-11-25 serving passes its
+ * own (`legacy/legacy-tools-call.ts`).
+ */
+export interface TaskCallRevision {
+  /** Whether this request asks for a task. */
+  wantsTask(request: JSONRPCRequest, ctx: ServerContext): boolean;
+  /** The error for a required tool called without asking for a task. */
+  taskRequired(tool: TaskTool): Error;
+  /** The error for asking a task of a `forbidden` tool; `undefined` runs it inline. */
+  taskForbidden?(tool: TaskTool): Error;
+  /** The time to live the request asks for (checked), if any. */
+  ttlMs?(request: JSONRPCRequest): number | undefined;
+  /** The answer that hands the client its task. */
+  created(record: TaskRecord): Result;
+  /**
+   * How the task runs the tool, when `prepare` cannot run in the request (a revision without
+   * multi-round-trip input): then the request does not run it, and this body does.
+   */
+  executeWithPrepare?(tool: TaskTool, owner: TaskOwner, ctx: ServerContext): TaskExecute<unknown>;
+}
+
+const EXTENSION_REVISION: TaskCallRevision = {
+  wantsTask: (_request, ctx) => declaresTasksExtension(ctx),
+  taskRequired: (tool) => missingTasksCapability(`tool ${tool.name}`),
+  created: (record) => ({ resultType: 'task', ...toTaskView(record) }),
+};
+
 /** Options of {@link taskToolsCall}. */
 export interface ToolsCallOptions {
   readonly tools: ReadonlyMap<string, TaskTool>;
@@ -22,6 +51,8 @@ export interface ToolsCallOptions {
   readonly maxArgumentBytes: number;
   /** Recognises JSON-RPC errors thrown by tools, as the runtime's classifier does for tasks. */
   readonly classifyError: RpcErrorClassifier;
+  /** Which revision's task calls these are. Default: the 2026-07-28 extension's. */
+  readonly revision?: TaskCallRevision;
 }
 
 /**
@@ -42,13 +73,18 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     return result;
   };
 
+  const revision = options.revision ?? EXTENSION_REVISION;
   return async (request, ctx) => {
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof params.name === 'string' ? options.tools.get(params.name) : undefined;
     if (!tool) return options.inline(request, ctx);
-    if (tool.task === 'required' && !declaresTasksExtension(ctx)) throw missingTasksCapability(`tool ${tool.name}`);
+    const wantsTask = revision.wantsTask(request, ctx);
+    if (tool.task === 'required' && !wantsTask) throw revision.taskRequired(tool);
+    const forbidden = tool.task === 'forbidden' && wantsTask ? revision.taskForbidden?.(tool) : undefined;
+    if (forbidden) throw forbidden;
     const args = parseArguments(tool, params.arguments, options.maxArgumentBytes);
-    if (tool.task === 'forbidden' || !declaresTasksExtension(ctx)) return inline(request, ctx);
+    if (tool.task === 'forbidden' || !wantsTask) return inline(request, ctx);
+    const ttlMs = revision.ttlMs?.(request);
 
     // Served through createMcpHandler, the SDK already answered a token without the tool's scopes
     // with 403 (the tool's scopeChallenge); this is the fallback for other hosts.
@@ -56,7 +92,8 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     const owner = await deps.ownerOf(ctx);
     const inputResponses = ctx.mcpReq.inputResponses ?? {};
     let prepared: unknown;
-    if (tool.prepare) {
+    const prepareInTask = tool.prepare !== undefined && revision.executeWithPrepare !== undefined;
+    if (tool.prepare && !prepareInTask) {
       const outcome = await tool.prepare(args, { owner, asTask: true, inputResponses, mcp: ctx });
       if (isInputRequired(outcome)) return outcome;
       prepared = outcome;
@@ -70,13 +107,14 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         args,
         resumable: tool.resumable,
         ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
-        execute: taskExecute(tool, prepared),
+        ...(ttlMs === undefined ? {} : { ttlMs }),
+        execute: prepareInTask ? revision.executeWithPrepare!(tool, owner, ctx) : taskExecute(tool, prepared),
       });
-      return { resultType: 'task', ...toTaskView(record) };
+      return revision.created(record);
     } catch (error) {
       const noTaskNow = error instanceof QuotaExceededError || error instanceof RuntimeDrainingError;
       // `prepare` already ran for this request (with asTask=true): the inline run reuses its value.
-      if (noTaskNow && tool.task === 'optional') return inline(request, ctx, tool.prepare ? { value: prepared } : undefined);
+      if (noTaskNow && tool.task === 'optional') return inline(request, ctx, tool.prepare && !prepareInTask ? { value: prepared } : undefined);
       throw toProtocolError(error);
     }
   };

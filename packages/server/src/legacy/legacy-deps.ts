@@ -1,0 +1,41 @@
+import { TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
+import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
+import { missingScopes } from '../auth/task-scopes.js';
+import type { ListenStreamCaps } from '../limits/listen-stream-caps.js';
+import type { ListTasksPolicy } from './legacy-capability.js';
+import { rpcError } from './legacy-json-rpc.js';
+
+/** What the 2025-11-25 serving needs: the runtime, and the owner of a request, resolved as for every other request. */
+export interface LegacyTasksDeps {
+  readonly runtime: TaskRuntime;
+  ownerOf(authInfo: AuthInfo | undefined, request: Request): Promise<TaskOwner>;
+  readonly listTasks: ListTasksPolicy;
+  /** Interval of `: keepalive` comments on a `tasks/result` stream. */
+  readonly keepAliveMs: number;
+  readonly onerror: (error: Error) => void;
+  /** Caps on open streams per owner and node, shared with the task listen streams: a `tasks/result` stream takes a slot. */
+  readonly streamCaps?: ListenStreamCaps;
+}
+
+/** One HTTP request to the 2025-11-25 serving: what every answer needs. */
+export interface LegacyCall {
+  readonly request: Request;
+  readonly authInfo: AuthInfo | undefined;
+  readonly id: RequestId;
+  readonly params: Record<string, unknown>;
+}
+
+/**
+ * The caller's task `taskId` and its row, or the answer to send instead: the not-found error an
+ * unknown id gets for a foreign or expired one (-32602), HTTP 403 `insufficient_scope` for a
+ * token without the task's scopes (as `tasks/get` answers 2026-07-28 clients).
+ */
+export async function ownedTask(deps: LegacyTasksDeps, call: LegacyCall, taskId: string): Promise<{ ref: TaskRef; record: TaskRecord } | Response> {
+  const ref: TaskRef = { taskId, owner: await deps.ownerOf(call.authInfo, call.request) };
+  const record = await deps.runtime.store.get(ref);
+  if (!record) return rpcError(call.id, new TaskNotFoundError());
+  const missing = missingScopes(record.scopes, call.authInfo);
+  if (missing.length > 0) return insufficientScopeResponse(record.scopes, call.authInfo);
+  return { ref, record };
+}

@@ -1,0 +1,78 @@
+import { isLegacyRequest, type McpHandlerRequestOptions, type McpHttpHandler, type RequestId } from '@modelcontextprotocol/server';
+import { parsedBodyOf } from '../handlers/parsed-body.js';
+import { readInputAnswer, recordInputAnswer } from './legacy-input-answer.js';
+import type { LegacyCall, LegacyTasksDeps } from './legacy-deps.js';
+import { rpcError } from './legacy-json-rpc.js';
+import { legacyTasksCancel, legacyTasksGet, legacyTasksList } from './legacy-task-requests.js';
+import { legacyTasksResult, type ResultStream } from './legacy-task-result.js';
+
+/** The handler with 2025-11-25 tasks in front, and its open `tasks/result` streams. */
+export interface LegacyTasksHandler extends McpHttpHandler {
+  /** Ends every open `tasks/result` stream (with an error that says to call again). */
+  endStreams(): void;
+  readonly openStreams: number;
+}
+
+type Serve = (deps: LegacyTasksDeps, call: LegacyCall) => Promise<Response>;
+
+/**
+ * 2025-11-25 tasks in front of the SDK's handler, whose stateless legacy serving builds a fresh
+ * server per request and could neither stream a task's input requests nor receive their answers:
+ * - a POST that is only a JSON-RPC response to a task's input request (its id names the task and
+ *   key) is recorded here, on whichever node it lands ({@link recordInputAnswer});
+ * - 2025-era `tasks/get`, `tasks/list`, `tasks/cancel` and `tasks/result` are served here from
+ *   the task rows, in that revision's shapes and error codes.
+ * Everything else goes to `handler` unchanged (`initialize`, `tools/*`, 2026-07-28 traffic).
+ */
+export function withLegacyTasks(handler: McpHttpHandler, deps: LegacyTasksDeps): LegacyTasksHandler {
+  const open = new Set<ResultStream>();
+  const methods: Record<string, Serve> = {
+    'tasks/get': legacyTasksGet,
+    'tasks/list': legacyTasksList,
+    'tasks/cancel': legacyTasksCancel,
+    'tasks/result': (d, call) => legacyTasksResult(d, call, open),
+  };
+
+  async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
+    if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
+    const parsed = await parsedBodyOf(request, requestOptions);
+    if (!parsed) return handler.fetch(request, requestOptions);
+    const body = parsed.body;
+    const forward = { ...requestOptions, parsedBody: body };
+    const authInfo = requestOptions?.authInfo;
+    const answer = readInputAnswer(body);
+    if (answer) return recordInputAnswer(deps, answer, request, authInfo);
+    const call = taskRequestOf(body);
+    const serve = call && methods[call.method];
+    if (!call || !serve || !(await isLegacyRequest(request, body))) return handler.fetch(request, forward);
+    try {
+      return await serve(deps, { request, authInfo, id: call.id, params: call.params });
+    } catch (error) {
+      return rpcError(call.id, error);
+    }
+  }
+
+  return {
+    fetch,
+    notify: handler.notify,
+    bus: handler.bus,
+    close: async () => {
+      for (const stream of [...open]) stream.end();
+      await handler.close();
+    },
+    endStreams: () => {
+      for (const stream of [...open]) stream.end();
+    },
+    get openStreams() {
+      return open.size;
+    },
+  };
+}
+
+function taskRequestOf(body: unknown): { method: string; id: RequestId; params: Record<string, unknown> } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
+  if (typeof method !== 'string' || !method.startsWith('tasks/') || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  const plain = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  return { method, id, params: plain };
+}
