@@ -180,7 +180,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     const detail = await api(`/console/api/tasks/${bobIds[0]}`, cookie);
     assert.equal(detail.status, 200);
     assert.deepEqual(detail.body.owner, { subject: 'bob', server: 'mcp-tasks-demo' });
-    assert.deepEqual(detail.body.args.keys.sort(), ['delayMs', 'files', 'project']);
+    assert.deepEqual(detail.body.args.keys.sort(), ['confirm', 'delayMs', 'files', 'project']);
     const text = JSON.stringify(detail.body);
     assert.doesNotMatch(text, /bob-secret/, 'arguments are keys and sizes');
     assert.doesNotMatch(text, /app-b|Bearer/, 'nothing of the owner but the subject and server');
