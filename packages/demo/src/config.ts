@@ -25,6 +25,8 @@ export interface DemoConfig {
   readonly metricsToken?: string | undefined;
   /** Per-owner rate limit of task operations (`MCP_TASKS_RATE_LIMIT`: `perSecond[,burst]` or `off`); absent: the library's default. */
   readonly rateLimit?: RateLimitOptions | false | undefined;
+  /** An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`, `MCP_TASKS_UPSTREAM_TOKEN`). */
+  readonly upstream?: { readonly url: string; readonly token?: string | undefined } | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -43,6 +45,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
+    upstream: env['MCP_TASKS_UPSTREAM_URL'] ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined } : undefined,
   };
 }
 

@@ -30,3 +30,7 @@ export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from '.
 export { checkRequestBody } from './handlers/check-request-body.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
+export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
+export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';
+export type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './proxy/upstream-client.js';
+export { UpstreamError, UpstreamRpcError } from './proxy/upstream-error.js';

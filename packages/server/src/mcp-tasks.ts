@@ -33,7 +33,9 @@ import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
 import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
-import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
+import { challengeMethods, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
+import { UpstreamProxy } from './proxy/upstream-proxy.js';
+import type { UpstreamMount } from './proxy/upstream-mount.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
 export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
@@ -83,6 +85,8 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly handlerOptions?: Omit<CreateMcpHandlerOptions, 'onerror'>;
   /** Errors that do not reach the client, from the SDK's handler and from task listen streams. */
   readonly onerror?: (error: Error) => void;
+  /** Upstream MCP servers whose tools are served next to these ({@link proxyUpstream}); their tasks become this server's. */
+  readonly upstreams?: readonly UpstreamMount[];
 }
 
 interface PreparedTools {
@@ -114,6 +118,7 @@ export class McpTasks {
   readonly #claimed = new Set<string>();
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
+  readonly #proxies = new Set<UpstreamProxy>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
@@ -143,13 +148,17 @@ export class McpTasks {
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): TaskListenHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, ...listenOptions } = options;
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], ...listenOptions } = options;
     const prepared = this.#prepare(tools);
+    const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes);
+    if (proxy) this.#proxies.add(proxy);
+    // Proxied tools need the McpServer's tool handlers even when the host has no tool of its own.
+    const mcpOptions = proxy ? { ...serverOptions, capabilities: { tools: {}, ...serverOptions?.capabilities } } : serverOptions;
     const sdkHandler = createMcpHandler(
       (context) => {
-        const server = new McpServer({ name, version }, serverOptions);
+        const server = new McpServer({ name, version }, mcpOptions);
         register?.(server, context);
-        this.#install(server, prepared, name, context.requestInfo);
+        this.#install(server, prepared, name, context.requestInfo, proxy);
         return server;
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
@@ -187,7 +196,7 @@ export class McpTasks {
     return { byName, registrations };
   }
 
-  #install(server: McpServer, prepared: PreparedTools, serverName: string, requestInfo: Request | undefined): void {
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, requestInfo: Request | undefined, proxy?: UpstreamProxy): void {
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
       Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? requestInfo);
@@ -200,11 +209,23 @@ export class McpTasks {
       );
       if (this.enabled) setTaskSupport(registered, tool.task);
     }
-    if (!this.enabled) return;
-
     // One memo per McpServer, so per request: the scope challenge's read serves the handler.
     const memo = new TaskReadMemo();
     const deps: HandlerDeps = { runtime: this.runtime, ownerOf, memo };
+    if (proxy) {
+      takeOverToolsList(server, (own) => async (request, ctx) => {
+        const listed = (await own(request, ctx)) as Result & { tools?: Array<{ name: string }> };
+        const own_ = listed.tools ?? [];
+        return { ...listed, tools: [...own_, ...(await proxy.listings(new Set(own_.map((tool) => tool.name))))] };
+      });
+      takeOverToolsCall(server, (own) => {
+        const local = this.enabled && prepared.byName.size > 0 ? this.#toolsCall(deps, prepared, own) : own;
+        const route = proxy.route(deps, local);
+        return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => route(request, ctx));
+      });
+    }
+    if (!this.enabled) return;
+
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
@@ -212,14 +233,18 @@ export class McpTasks {
     server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
     server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
     server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', tasksCancel(deps)) as never);
-    if (prepared.byName.size === 0) return;
+    if (prepared.byName.size === 0 || proxy) return;
 
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
     // CallToolResult); its own handler still serves everything that is not a task.
     takeOverToolsCall(server, (own) => {
-      const toolsCall = taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
+      const toolsCall = this.#toolsCall(deps, prepared, own);
       return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
     });
+  }
+
+  #toolsCall(deps: HandlerDeps, prepared: PreparedTools, own: SdkRequestHandler): SdkRequestHandler {
+    return taskToolsCall(deps, { tools: prepared.byName, inline: own, maxArgumentBytes: this.#maxArgumentBytes, classifyError: this.#classifyError });
   }
 
   /**
@@ -277,6 +302,7 @@ export class McpTasks {
 
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
+    for (const proxy of this.#proxies) proxy.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     await this.runtime.close();
     await this.#node?.stop();

@@ -41,14 +41,26 @@ export function serverNameOf(server: McpServer): string | undefined {
  * returns the handler that serves `tools/call` from the fallback handler (answered unwrapped).
  */
 export function takeOverToolsCall(server: McpServer, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
+  takeOverRequest(server, 'tools/call', build);
+}
+
+/**
+ * Serves `tools/list` with the handler `build` returns from the McpServer's own one, outside the
+ * SDK's result validation (the proxied tools carry the upstream's JSON Schemas as they came).
+ */
+export function takeOverToolsList(server: McpServer, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
+  takeOverRequest(server, 'tools/list', build);
+}
+
+function takeOverRequest(server: McpServer, method: string, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
   const protocol = server.server as unknown as ProtocolInternals;
-  const own = protocol._getRequestHandler?.('tools/call');
-  if (!own) throw new Error('@mcp-tasks/server: the McpServer has no tools/call handler (register a tool first)');
-  server.server.removeRequestHandler('tools/call');
+  const own = protocol._getRequestHandler?.(method);
+  if (!own) throw new Error(`@mcp-tasks/server: the McpServer has no ${method} handler (register a tool first)`);
+  server.server.removeRequestHandler(method);
   const handle = build(own);
   const previous = protocol.fallbackRequestHandler;
   protocol.fallbackRequestHandler = async (request, ctx) => {
-    if (request.method === 'tools/call') return handle(request, ctx);
+    if (request.method === method) return handle(request, ctx);
     if (previous) return previous(request, ctx);
     throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   };

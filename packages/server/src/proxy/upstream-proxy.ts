@@ -1,0 +1,89 @@
+import { logSafe, type JsonObject, type TaskRuntime } from '@mcp-tasks/core';
+import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
+import { toProtocolError } from '../errors/to-protocol-error.js';
+import type { HandlerDeps } from '../handlers/handler-deps.js';
+import type { MountedTool } from './mounted-tool.js';
+import { PendingRelays } from './pending-relays.js';
+import { proxiedToolsCall } from './proxied-tools-call.js';
+import { relayExecute } from './relay-task.js';
+import type { UpstreamMount } from './upstream-mount.js';
+
+/**
+ * The upstreams one handler mounts: their tools for `tools/list`, their calls, and the relay
+ * runs of the tasks they make, which this node registers for claiming as soon as it knows the
+ * tools (so a relay released by a lost node is taken over here).
+ */
+export class UpstreamProxy {
+  readonly #mounts: ReadonlyMap<string, UpstreamMount>;
+  readonly #pending = new PendingRelays();
+  readonly #execute: (args: unknown, ctx: never) => Promise<JsonObject>;
+  readonly #warmUps: Array<{ stop(): void }> = [];
+  readonly #maxArgumentBytes: number;
+
+  readonly #tasks: boolean;
+
+  /** `tasks` false: every call goes upstream without the extension (this server makes no tasks). */
+  constructor(runtime: TaskRuntime, tasks: boolean, mounts: readonly UpstreamMount[], maxArgumentBytes: number) {
+    this.#tasks = tasks;
+    const byName = new Map<string, UpstreamMount>();
+    for (const mount of mounts) {
+      if (byName.has(mount.name)) throw new Error(`McpTasks: two upstreams are named ${mount.name}`);
+      byName.set(mount.name, mount);
+    }
+    this.#mounts = byName;
+    this.#maxArgumentBytes = maxArgumentBytes;
+    this.#execute = relayExecute({ mounts: byName, pending: this.#pending, store: runtime.store }) as never;
+    for (const mount of mounts) {
+      mount.onTools((tools) => {
+        if (!tasks) return;
+        for (const tool of tools) runtime.registerTool(tool.exposed, { resumable: true, execute: this.#execute as never });
+      });
+      this.#warmUps.push(mount.warmUp());
+    }
+  }
+
+  /** The upstream tool served as `name`, if any (its upstream's list fetched when stale). */
+  async find(name: string): Promise<{ mount: UpstreamMount; tool: MountedTool } | undefined> {
+    for (const mount of this.#mounts.values()) {
+      const tool = await mount.find(name).catch(() => undefined);
+      if (tool) return { mount, tool };
+    }
+    return undefined;
+  }
+
+  /** Every mounted tool's listing; an upstream that cannot list its tools is left out (and logged). */
+  async listings(ownNames: ReadonlySet<string>): Promise<JsonObject[]> {
+    const lists = await Promise.all(
+      [...this.#mounts.values()].map(async (mount) => {
+        try {
+          return [...(await mount.tools()).values()];
+        } catch (error) {
+          console.error(`mcp-tasks: upstream ${mount.name}: its tools are not listed: ${logSafe(error instanceof Error ? error.message : error)}`);
+          return [];
+        }
+      }),
+    );
+    // A host's own tool wins over an upstream tool of the same name.
+    return lists.flat().filter((tool) => !ownNames.has(tool.exposed)).map((tool) => tool.listing());
+  }
+
+  /** `tools/call`: an upstream tool's calls are proxied, everything else goes to `local`. */
+  route(deps: HandlerDeps, local: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks };
+    return async (request, ctx) => {
+      const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+      const found = typeof params.name === 'string' ? await this.find(params.name) : undefined;
+      if (!found) return local(request, ctx);
+      try {
+        return await proxiedToolsCall(callDeps, found.mount, found.tool, params.arguments, ctx);
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+    };
+  }
+
+  /** Stops fetching tool lists in the background. */
+  stop(): void {
+    for (const warmUp of this.#warmUps) warmUp.stop();
+  }
+}
