@@ -82,16 +82,21 @@ export class UpstreamMount {
     return (await this.tools()).get(exposed);
   }
 
-  /** Fetches the tool list until it succeeds (every `retryMs`), so a node can claim relays before any request lists tools. */
+  /**
+   * Fetches the tool list until it succeeds (from `retryMs`, doubling up to a minute), so a node
+   * can claim relays released by a lost node before any request lists tools.
+   */
   warmUp(retryMs = 2_000): { stop(): void } {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
+    let delay = retryMs;
     const attempt = (): void => {
       this.tools().catch((error: unknown) => {
         if (stopped) return;
-        console.error(`mcp-tasks: upstream ${this.name}: tools/list failed, retrying: ${logSafe(error instanceof UpstreamError ? error.message : error)}`);
-        timer = setTimeout(attempt, retryMs);
+        console.error(`mcp-tasks: upstream ${this.name}: tools/list failed, retrying in ${delay} ms: ${logSafe(error instanceof UpstreamError ? error.message : error)}`);
+        timer = setTimeout(attempt, delay);
         timer.unref();
+        delay = Math.min(delay * 2, 60_000);
       });
     };
     attempt();

@@ -1,0 +1,150 @@
+// An upstream that fails the proxy (answers garbage, hangs, refuses its credentials, loses its
+// task, is not there at all): each is a clear JSON-RPC error naming the mounted upstream by name,
+// within a bounded wait, with nothing left half-created on the proxy (a real PostgreSQL store).
+import assert from 'node:assert/strict';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
+import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import pg from 'pg';
+import { rpc, waitFor } from './server-raw-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { within } from './support/within.js';
+
+const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
+
+/** An upstream scripted per tool: what each of its tools/call answers. */
+async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; close(): Promise<void> }> {
+  const cancels: string[] = [];
+  const hanging = new Set<ServerResponse>();
+  const json = (res: ServerResponse, id: unknown, body: Record<string, unknown>) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
+  };
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => {
+      const message = JSON.parse(raw) as { id: unknown; method: string; params: Record<string, any> };
+      const { id, method, params } = message;
+      if (method === 'tools/list') return json(res, id, { result: { tools: TOOLS } });
+      if (method === 'tasks/get') return json(res, id, { error: { code: -32602, message: 'Task not found' } });
+      if (method === 'tasks/cancel') {
+        cancels.push(params['taskId']);
+        return json(res, id, { result: {} });
+      }
+      switch (params['name']) {
+        case 'garbage':
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end('{"this is": "not JSON-RPC"');
+        case 'hang':
+          hanging.add(res);
+          return;
+        case 'refuse':
+          res.writeHead(401, { 'www-authenticate': 'Bearer' });
+          return res.end();
+        case 'html':
+          res.writeHead(502, { 'content-type': 'text/html' });
+          return res.end('<html>bad gateway</html>');
+        case 'vanish': {
+          const now = new Date().toISOString();
+          return json(res, id, { result: { resultType: 'task', taskId: 'up-vanishing', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 1000, pollIntervalMs: 50 } });
+        }
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    cancels,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let db: TestDatabase;
+let admin: pg.Pool;
+let tasks: McpTasks;
+let handler: TaskListenHandler;
+let http: Server;
+let url: string;
+let upstream: Awaited<ReturnType<typeof startScriptedUpstream>>;
+
+before(async () => {
+  db = await createTestDatabase();
+  admin = new pg.Pool({ connectionString: db.url, max: 1 });
+  upstream = await startScriptedUpstream();
+  const store = await PostgresTaskStore.connect({ connectionString: db.url });
+  const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-node' });
+  tasks = new McpTasks({ store, node, pollIntervalMs: 100 });
+  // A gateway with no tools of its own: one scripted upstream, and one that is not there.
+  handler = tasks.handler({
+    name: 'gateway',
+    version: '1.0.0',
+    upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, timeoutMs: 500 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
+  });
+  const serve = toNodeHandler(handler);
+  http = createServer((req, res) => void serve(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+});
+
+after(async () => {
+  http?.closeAllConnections();
+  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await handler?.close();
+  await tasks?.close();
+  await upstream?.close();
+  await admin?.end();
+  await db?.drop();
+});
+
+async function liveTasks(): Promise<number> {
+  const { rows } = await admin.query(`SELECT count(*)::int AS n FROM mcp_tasks.tasks WHERE status IN ('working', 'input_required')`);
+  return rows[0].n;
+}
+
+describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
+  it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
+    const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
+    const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
+    assert.deepEqual(names, ['flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_refuse', 'flaky_vanish']);
+  });
+
+  for (const [tool, what] of [
+    ['garbage', /^Upstream flaky: tools\/call answered HTTP 200 without a JSON-RPC response$/],
+    ['hang', /^Upstream flaky: tools\/call did not answer within 500 ms$/],
+    ['refuse', /^Upstream flaky: tools\/call was refused \(HTTP 401\): the proxy's credentials for this upstream are not accepted$/],
+    ['html', /^Upstream flaky: tools\/call answered HTTP 502 without a JSON-RPC response$/],
+  ] as const) {
+    for (const extension of [true, false]) {
+      it(`an upstream tool that ${tool === 'hang' ? 'never answers' : `answers ${tool}`} is a clear -32603 naming the upstream, not its URL, with no task left (${extension ? 'with' : 'without'} the extension)`, async () => {
+        const reply = await within(rpc(url, 'tools/call', { name: `flaky_${tool}`, arguments: {} }, { tasks: extension }), 10_000, `flaky_${tool}`);
+        assert.equal(reply.error?.code, -32603, JSON.stringify(reply.body));
+        assert.match(reply.error!.message, what);
+        assert.doesNotMatch(JSON.stringify(reply.body), /127\.0\.0\.1/);
+        assert.equal(await liveTasks(), 0, 'the reserved task was given up');
+      });
+    }
+  }
+
+  it('an upstream task that disappears fails the proxy task with a clear error', async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'flaky_vanish', arguments: {} }), 10_000, 'flaky_vanish');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 10_000);
+    assert.equal(done['status'], 'failed', JSON.stringify(done));
+    assert.equal(done['error']['message'], 'Upstream flaky: its task up-vanishing expired or no longer exists');
+  });
+
+  it('a call to a tool of an upstream that cannot be reached is answered without the upstream URL', async () => {
+    const reply = await within(rpc(url, 'tools/call', { name: 'absent_anything', arguments: {} }), 10_000, 'absent_anything');
+    assert.ok(reply.error || reply.result?.['isError'], JSON.stringify(reply.body));
+    assert.doesNotMatch(JSON.stringify(reply.body), /127\.0\.0\.1:9/);
+  });
+});
