@@ -1,5 +1,6 @@
 import { logSafe } from '@mcp-tasks/core';
 import { MountedTool } from './mounted-tool.js';
+import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
 import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
 import { UpstreamError } from './upstream-error.js';
@@ -20,7 +21,9 @@ export interface ProxyUpstreamOptions {
   readonly toolsTtlMs?: number;
   /** How long one upstream request may take. Default 30 000 ms. */
   readonly timeoutMs?: number;
-  /** A client of another revision, instead of the 2026-07-28 client built from `url`. */
+  /** The protocol revision the upstream speaks. Default `2026-07-28` (with the tasks extension). */
+  readonly revision?: '2026-07-28' | '2025-11-25';
+  /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
 
@@ -44,14 +47,13 @@ export class UpstreamMount {
     if (!NAME.test(options.name)) throw new TypeError(`proxyUpstream: name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(options.name)}`);
     if (!options.client && !options.url) throw new TypeError(`proxyUpstream(${options.name}): pass url (or a client)`);
     this.name = options.name;
-    this.client =
-      options.client ??
-      new StreamableHttp2026Client({
-        name: options.name,
-        url: options.url!,
-        ...(options.token === undefined ? {} : { token: options.token }),
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      });
+    const connection = {
+      name: options.name,
+      url: options.url!,
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    this.client = options.client ?? (options.revision === '2025-11-25' ? new StreamableHttp2025Client(connection) : new StreamableHttp2026Client(connection));
     this.#rename = options.rename ?? ((tool) => `${options.name}_${tool}`);
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;

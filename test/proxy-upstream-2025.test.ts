@@ -1,0 +1,90 @@
+// An upstream on the 1.x SDK speaking 2025-11-25 with its tasks (a separate process) is proxied
+// the same way as a 2026-07-28 one: listed, inline when it answers at once, and a task of its own
+// becomes a task of the gateway (a real PostgreSQL store) that completes or is cancelled upstream.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
+import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { rpc, waitFor } from './server-raw-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { eventually, ROOT, waitForOutput } from './support/demo-process.js';
+import { within } from './support/within.js';
+
+let db: TestDatabase;
+let tasks: McpTasks;
+let handler: TaskListenHandler;
+let http: Server;
+let url: string;
+let upstream: ChildProcess;
+let upstreamUrl: string;
+
+async function upstreamRunning(): Promise<number> {
+  const reply = await fetch(upstreamUrl.replace(/\/mcp$/, '/running'));
+  return ((await reply.json()) as { running: number }).running;
+}
+
+before(async () => {
+  upstream = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'test/fixtures/v1-tasks-upstream.fixture.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  upstream.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  upstream.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise((resolve) => upstream.on('exit', resolve));
+  upstreamUrl = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+  db = await createTestDatabase();
+  const store = await PostgresTaskStore.connect({ connectionString: db.url });
+  const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-2025' });
+  tasks = new McpTasks({ store, node, pollIntervalMs: 100 });
+  handler = tasks.handler({ name: 'gateway', version: '1.0.0', upstreams: [proxyUpstream({ name: 'v1', url: upstreamUrl, revision: '2025-11-25', timeoutMs: 5_000 })] });
+  const serve = toNodeHandler(handler);
+  http = createServer((req, res) => void serve(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+});
+
+after(async () => {
+  http?.closeAllConnections();
+  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await handler?.close();
+  await tasks?.close();
+  await db?.drop();
+  upstream?.kill('SIGKILL');
+});
+
+describe('a 2025-11-25 upstream on the 1.x SDK', { timeout: 60_000 }, () => {
+  it('its tools are listed with their schemas', async () => {
+    const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
+    const slow = (listed.result?.['tools'] as Record<string, any>[]).find((tool) => tool['name'] === 'v1_slow');
+    assert.deepEqual(slow?.['inputSchema'], { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, JSON.stringify(listed.body));
+  });
+
+  it('a call without the extension runs inline upstream', async () => {
+    const reply = await within(rpc(url, 'tools/call', { name: 'v1_slow', arguments: { ms: 0 } }, { tasks: false }), 10_000, 'inline call');
+    assert.equal(reply.result?.['content']?.[0]?.['text'], 'slept 0 ms inline', JSON.stringify(reply.body));
+  });
+
+  it('a task the upstream makes becomes a gateway task that completes with the upstream result', async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'v1_slow', arguments: { ms: 300 } }), 10_000, 'task call');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 15_000);
+    assert.equal(done['status'], 'completed', JSON.stringify(done));
+    assert.equal(done['result']['content'][0]['text'], 'slept 300 ms as a task');
+  });
+
+  it('a cancel of the gateway task cancels the upstream one (its run stops)', async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'v1_forever', arguments: {} }), 10_000, 'task call');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    await eventually(async () => (await upstreamRunning()) === 1, 10_000, 'the upstream runs it');
+    const cancelled = await rpc(url, 'tasks/cancel', { taskId: created.result!['taskId'] });
+    assert.ok(cancelled.result, JSON.stringify(cancelled.body));
+    await eventually(async () => (await upstreamRunning()) === 0, 10_000, 'the upstream run stops');
+  });
+
+  it('a required upstream tool called without the extension is refused with -32021, as a local one is', async () => {
+    const reply = await within(rpc(url, 'tools/call', { name: 'v1_forever', arguments: {} }, { tasks: false }), 10_000, 'inline call');
+    assert.equal(reply.error?.code, -32021, JSON.stringify(reply.body));
+  });
+});
