@@ -148,6 +148,23 @@ describe('a proxy cluster of two nodes on PostgreSQL in front of one upstream', 
     assert.equal(mine['status'], 'cancelled');
   });
 
+  it('a cancel while the relaying node is stalled still stops the run on the upstream: the node that receives it cancels upstream from the journal', async () => {
+    await upstreamIdle();
+    const stalled = await spawn('proxy-stalled');
+    try {
+      const taskId = await startTask(stalled.url, 'upstream_export', { project: 'p', files: 300, delayMs: 100 });
+      await eventually(async () => (await metric(upstream.base, 'mcp_tasks_running')) === 1, 10_000, 'the export runs upstream');
+      stalled.child.kill('SIGSTOP');
+      const cancelled = await rpc(b.url, 'tasks/cancel', { taskId });
+      assert.ok(cancelled.result, JSON.stringify(cancelled.body));
+      await eventually(async () => (await metric(upstream.base, 'mcp_tasks_running')) === 0, 10_000, 'the upstream export stops while its relay is stalled');
+      assert.equal((await rpc(a.url, 'tasks/get', { taskId })).result!['status'], 'cancelled');
+    } finally {
+      stalled.child.kill('SIGKILL');
+      await stalled.exited;
+    }
+  });
+
   it('killing the proxy node that relays leaves the task finishing through the other node, without calling the upstream again', async () => {
     await upstreamIdle();
     const doomed = await spawn('proxy-doomed');

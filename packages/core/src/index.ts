@@ -52,6 +52,7 @@ export type {
   StepBegin,
   TaskControlState,
   TaskStep,
+  StepsOptions,
   TaskOutcome,
   TaskRef,
   TaskSignal,

@@ -232,7 +232,8 @@ export class McpTasks {
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
     server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
     server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
-    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', tasksCancel(deps)) as never);
+    const cancel = proxy ? proxy.cancelling(deps, tasksCancel(deps)) : tasksCancel(deps);
+    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', cancel) as never);
     if (prepared.byName.size === 0 || proxy) return;
 
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as

@@ -1,11 +1,11 @@
-import { logSafe, type JsonObject, type TaskRuntime } from '@mcp-tasks/core';
+import { logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
 import type { MountedTool } from './mounted-tool.js';
 import { PendingRelays } from './pending-relays.js';
 import { proxiedToolsCall } from './proxied-tools-call.js';
-import { relayExecute } from './relay-task.js';
+import { relayExecute, UPSTREAM_TASK_STEP, type RelayArgs } from './relay-task.js';
 import type { UpstreamMount } from './upstream-mount.js';
 
 /**
@@ -80,6 +80,34 @@ export class UpstreamProxy {
         throw toProtocolError(error);
       }
     };
+  }
+
+  /**
+   * `tasks/cancel` that also cancels the upstream task of a proxied task, from the journal, on the
+   * node that received the cancel: the relay does it too when it runs, but its node may be gone
+   * and no node may have claimed it yet (a cancelled task is never claimed again).
+   */
+  cancelling(deps: HandlerDeps, cancel: (params: unknown, ctx: ServerContext) => Promise<Result>): (params: unknown, ctx: ServerContext) => Promise<Result> {
+    return async (params, ctx) => {
+      const answer = await cancel(params, ctx);
+      const taskId = (params as { taskId: string }).taskId;
+      void this.#cancelUpstream(deps, { taskId, owner: await deps.ownerOf(ctx) });
+      return answer;
+    };
+  }
+
+  async #cancelUpstream(deps: HandlerDeps, ref: TaskRef): Promise<void> {
+    try {
+      const record = await deps.runtime.store.get(ref);
+      const args = record?.args as Partial<RelayArgs> | null | undefined;
+      const mount = typeof args?.upstream === 'string' ? this.#mounts.get(args.upstream) : undefined;
+      if (!record || record.status !== 'cancelled' || !mount) return;
+      const step = (await deps.runtime.store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
+      const upstreamTaskId = (step?.result as { taskId?: unknown } | undefined)?.taskId;
+      if (typeof upstreamTaskId === 'string') await mount.client.cancelTask(upstreamTaskId);
+    } catch (error) {
+      console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    }
   }
 
   /** Stops fetching tool lists in the background. */
