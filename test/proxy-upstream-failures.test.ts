@@ -9,11 +9,11 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import pg from 'pg';
-import { rpc, waitFor } from './server-raw-client.js';
+import { envelope, post, requestHeaders, rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
-const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
+const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
 /** An upstream scripted per tool: what each of its tools/call answers. */
 async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; close(): Promise<void> }> {
@@ -36,6 +36,8 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
         return json(res, id, { result: {} });
       }
       switch (params['name']) {
+        case 'meta':
+          return json(res, id, { result: { content: [{ type: 'text', text: JSON.stringify({ traceparent: params['_meta']?.['traceparent'] ?? null }) }] } });
         case 'garbage':
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end('{"this is": "not JSON-RPC"');
@@ -87,7 +89,7 @@ before(async () => {
   handler = tasks.handler({
     name: 'gateway',
     version: '1.0.0',
-    upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, timeoutMs: 500 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
+    upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, timeoutMs: 3_000 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
   });
   const serve = toNodeHandler(handler);
   http = createServer((req, res) => void serve(req, res));
@@ -114,12 +116,21 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
   it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_refuse', 'flaky_vanish']);
+    assert.deepEqual(names, ['flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_vanish']);
+  });
+
+  it("a proxied call carries the caller's trace context upstream in _meta", async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const params = { name: 'flaky_meta', arguments: {} };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: { ...envelope(false), traceparent } } });
+    const reply = await within(post(url, body, requestHeaders('tools/call', params)), 10_000, 'flaky_meta');
+    const seen = JSON.parse(reply.result?.['content']?.[0]?.['text'] ?? '{}') as { traceparent?: string | null };
+    assert.match(String(seen.traceparent), /^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-0[01]$/, JSON.stringify(reply.body));
   });
 
   for (const [tool, what] of [
     ['garbage', /^Upstream flaky: tools\/call answered HTTP 200 without a JSON-RPC response$/],
-    ['hang', /^Upstream flaky: tools\/call did not answer within 500 ms$/],
+    ['hang', /^Upstream flaky: tools\/call did not answer within 3000 ms$/],
     ['refuse', /^Upstream flaky: tools\/call was refused \(HTTP 401\): the proxy's credentials for this upstream are not accepted$/],
     ['html', /^Upstream flaky: tools\/call answered HTTP 502 without a JSON-RPC response$/],
   ] as const) {
