@@ -13,7 +13,7 @@ import { envelope, post, requestHeaders, rpc, waitFor } from './server-raw-clien
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
-const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
+const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
 /** An upstream scripted per tool: what each of its tools/call answers. */
 async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; close(): Promise<void> }> {
@@ -30,6 +30,11 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
       const message = JSON.parse(raw) as { id: unknown; method: string; params: Record<string, any> };
       const { id, method, params } = message;
       if (method === 'tools/list') return json(res, id, { result: { tools: TOOLS } });
+      if (method === 'tasks/get' && params['taskId'] === 'up-asking') {
+        const now = new Date().toISOString();
+        const inputRequests = { odd: { method: 'bogus/method', params: {} } };
+        return json(res, id, { result: { resultType: 'complete', taskId: 'up-asking', status: 'input_required', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 50, inputRequests } });
+      }
       if (method === 'tasks/get') return json(res, id, { error: { code: -32602, message: 'Task not found' } });
       if (method === 'tasks/cancel') {
         cancels.push(params['taskId']);
@@ -50,9 +55,11 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
         case 'html':
           res.writeHead(502, { 'content-type': 'text/html' });
           return res.end('<html>bad gateway</html>');
-        case 'vanish': {
+        case 'vanish':
+        case 'ask': {
           const now = new Date().toISOString();
-          return json(res, id, { result: { resultType: 'task', taskId: 'up-vanishing', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 1000, pollIntervalMs: 50 } });
+          const taskId = params['name'] === 'ask' ? 'up-asking' : 'up-vanishing';
+          return json(res, id, { result: { resultType: 'task', taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 1000, pollIntervalMs: 50 } });
         }
       }
     });
@@ -116,7 +123,7 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
   it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_vanish']);
+    assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_vanish']);
   });
 
   it("a proxied call carries the caller's trace context upstream in _meta", async () => {
@@ -151,6 +158,15 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
     const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 10_000);
     assert.equal(done['status'], 'failed', JSON.stringify(done));
     assert.equal(done['error']['message'], 'Upstream flaky: its task up-vanishing expired or no longer exists');
+  });
+
+  it('an upstream task that asks for input the proxy cannot relay fails the proxy task clearly and is cancelled upstream', async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'flaky_ask', arguments: {} }), 10_000, 'flaky_ask');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 10_000);
+    assert.equal(done['status'], 'failed', JSON.stringify(done));
+    assert.equal(done['error']['message'], 'Upstream flaky: asked for input the proxy cannot relay (bogus/method)');
+    assert.ok(upstream.cancels.includes('up-asking'), 'the upstream task was cancelled');
   });
 
   it('a call to a tool of an upstream that cannot be reached is answered without the upstream URL', async () => {

@@ -65,8 +65,28 @@ export function relayExecute(deps: RelayDeps) {
       throw error;
     }
     deps.pending.journal(ctx.taskId, true);
-    return follow(mount, journaled.taskId, ctx, deps.store);
+    try {
+      return await follow(mount, journaled.taskId, ctx, deps.store);
+    } catch (error) {
+      // The relay gives up (the upstream answers garbage, asks what cannot be relayed, stays
+      // unreachable): the upstream task is not left running for nobody.
+      if (error instanceof UpstreamError || error instanceof RelayInputError) await cancelQuietly(mount, journaled.taskId);
+      throw error instanceof RelayInputError ? error.cause : error;
+    }
   };
+}
+
+/** An input request the relay could not put to the proxy's client: the task fails with its error. */
+class RelayInputError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('relaying an input request failed');
+  }
+}
+
+async function cancelQuietly(mount: UpstreamMount, upstreamTaskId: string): Promise<void> {
+  await mount.client.cancelTask(upstreamTaskId).catch((error: unknown) => {
+    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstreamTaskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+  });
 }
 
 async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskContext, store: TaskStore): Promise<JsonObject> {
@@ -74,8 +94,11 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
   const relayed = new Set<string>();
   let lastMessage: string | undefined;
   let unreachable = 0;
+  let inputFailure: RelayInputError | undefined;
+  const wake = new AbortController();
   for (;;) {
     if (ctx.signal.aborted) return stop(mount, upstreamTaskId, ctx, store);
+    if (inputFailure) throw inputFailure;
     let task: UpstreamTask | undefined;
     let pollMs = DEFAULT_POLL_MS;
     try {
@@ -108,43 +131,55 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
           for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
             if (relayed.has(key)) continue;
             relayed.add(key);
-            void relayInput(client, mount.name, upstreamTaskId, key, request, ctx);
+            void relayInput(client, mount.name, upstreamTaskId, key, request, ctx).catch((error: unknown) => {
+              if (error instanceof ForwardFailed) return relayed.delete(key);
+              inputFailure ??= new RelayInputError(error);
+              wake.abort();
+            });
           }
           break;
         case 'working':
           break;
       }
     }
-    await sleep(pollMs, ctx.signal);
+    await sleep(pollMs, AbortSignal.any([ctx.signal, wake.signal]));
   }
 }
 
-/** Asks the proxy's client under the upstream's key and forwards the first answer upstream. */
+/**
+ * Asks the proxy's client under the upstream's key and forwards the first answer upstream. An
+ * input request the client cannot be asked (a method the proxy does not relay, a capability the
+ * caller did not declare, params the protocol does not define) rejects; so does a failed forward
+ * ({@link ForwardFailed}).
+ */
 async function relayInput(client: UpstreamClient, upstream: string, upstreamTaskId: string, key: string, request: JsonObject, ctx: TaskContext): Promise<void> {
+  const params = (request['params'] ?? {}) as JsonObject;
+  let answer: JsonObject;
+  switch (request['method']) {
+    case 'elicitation/create':
+      answer = await ctx.elicit(key, params as unknown as ElicitParams);
+      break;
+    case 'sampling/createMessage':
+      answer = await ctx.sample(key, params as unknown as SampleParams);
+      break;
+    case 'roots/list':
+      answer = await ctx.roots(key);
+      break;
+    default:
+      throw new UpstreamError(upstream, `asked for input the proxy cannot relay (${String(request['method'])})`);
+  }
+  // A wait that ended because the task was cancelled answers nothing upstream: the cancel does.
+  if (ctx.signal.aborted) return;
   try {
-    const params = (request['params'] ?? {}) as JsonObject;
-    let answer: JsonObject;
-    switch (request['method']) {
-      case 'elicitation/create':
-        answer = await ctx.elicit(key, params as unknown as ElicitParams);
-        break;
-      case 'sampling/createMessage':
-        answer = await ctx.sample(key, params as unknown as SampleParams);
-        break;
-      case 'roots/list':
-        answer = await ctx.roots(key);
-        break;
-      default:
-        throw new UpstreamError(upstream, `asked for input the proxy cannot relay (${String(request['method'])})`);
-    }
-    // A wait that ended because the task was cancelled answers nothing upstream: the cancel does.
-    if (ctx.signal.aborted) return;
     await client.updateTask(upstreamTaskId, { [key]: answer });
   } catch (error) {
-    if (ctx.signal.aborted || error instanceof TaskCancelledError) return;
-    console.error(`mcp-tasks: upstream ${upstream}: relaying input ${JSON.stringify(key)} of task ${ctx.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    console.error(`mcp-tasks: upstream ${upstream}: forwarding input ${JSON.stringify(key)} of task ${ctx.taskId} failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`);
+    throw new ForwardFailed();
   }
 }
+
+/** A forward of an answer upstream failed: the next poll that still sees the key asks again (its first answer, at once) and forwards it again. */
+class ForwardFailed extends Error {}
 
 /**
  * The run was aborted: when the proxy's task was cancelled, the upstream one is cancelled too; a
@@ -152,11 +187,7 @@ async function relayInput(client: UpstreamClient, upstream: string, upstreamTask
  */
 async function stop(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskContext, store: TaskStore): Promise<never> {
   const own = await store.get({ taskId: ctx.taskId, owner: ctx.owner }).catch(() => undefined);
-  if (own?.status === 'cancelled') {
-    await mount.client.cancelTask(upstreamTaskId).catch((error: unknown) => {
-      console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstreamTaskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
-    });
-  }
+  if (own?.status === 'cancelled') await cancelQuietly(mount, upstreamTaskId);
   throw new TaskCancelledError();
 }
 
