@@ -13,7 +13,7 @@ import { envelope, post, requestHeaders, rpc, waitFor } from './server-raw-clien
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
-const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
+const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
 /** An upstream scripted per tool: what each of its tools/call answers. */
 async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; close(): Promise<void> }> {
@@ -92,10 +92,14 @@ before(async () => {
   const store = await PostgresTaskStore.connect({ connectionString: db.url });
   const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-node' });
   tasks = new McpTasks({ store, node, pollIntervalMs: 100 });
-  // A gateway with no tools of its own: one scripted upstream, and one that is not there.
+  // A gateway with one ordinary tool of its own (named like an upstream tool): one scripted
+  // upstream, and one that is not there.
   handler = tasks.handler({
     name: 'gateway',
     version: '1.0.0',
+    register: (server) => {
+      server.registerTool('flaky_shadowed', { description: 'the gateway own' }, async () => ({ content: [{ type: 'text', text: 'served by the gateway' }] }));
+    },
     upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, timeoutMs: 3_000 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
   });
   const serve = toNodeHandler(handler);
@@ -123,7 +127,15 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
   it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_vanish']);
+    assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_shadowed', 'flaky_vanish']);
+  });
+
+  it("the host's own tool wins over an upstream tool of the same name, in tools/list and in tools/call", async () => {
+    const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
+    const shadowed = (listed.result?.['tools'] as Record<string, any>[]).filter((tool) => tool['name'] === 'flaky_shadowed');
+    assert.deepEqual(shadowed.map((tool) => tool['description']), ['the gateway own']);
+    const called = await within(rpc(url, 'tools/call', { name: 'flaky_shadowed', arguments: {} }), 10_000, 'flaky_shadowed');
+    assert.equal(called.result?.['content']?.[0]?.['text'], 'served by the gateway', JSON.stringify(called.body));
   });
 
   it("a proxied call carries the caller's trace context upstream in _meta", async () => {

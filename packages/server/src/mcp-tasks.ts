@@ -33,7 +33,7 @@ import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
 import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
-import { challengeMethods, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
+import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
 import { UpstreamProxy } from './proxy/upstream-proxy.js';
 import type { UpstreamMount } from './proxy/upstream-mount.js';
 
@@ -220,7 +220,7 @@ export class McpTasks {
       });
       takeOverToolsCall(server, (own) => {
         const local = this.enabled && prepared.byName.size > 0 ? this.#toolsCall(deps, prepared, own) : own;
-        const route = proxy.route(deps, local);
+        const route = proxy.route(deps, local, registeredToolNames(server));
         return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => route(request, ctx));
       });
     }

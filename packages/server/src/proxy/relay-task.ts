@@ -1,7 +1,7 @@
 import { ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
-import { UpstreamError } from './upstream-error.js';
+import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
 
 /** What a relay task stores as its arguments: which upstream, which of its tools, with what. */
@@ -70,7 +70,7 @@ export function relayExecute(deps: RelayDeps) {
     } catch (error) {
       // The relay gives up (the upstream answers garbage, asks what cannot be relayed, stays
       // unreachable): the upstream task is not left running for nobody.
-      if (error instanceof UpstreamError || error instanceof RelayInputError) await cancelQuietly(mount, journaled.taskId);
+      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await cancelQuietly(mount, journaled.taskId);
       throw error instanceof RelayInputError ? error.cause : error;
     }
   };
@@ -105,7 +105,8 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
       task = await client.getTask(upstreamTaskId);
       unreachable = 0;
     } catch (error) {
-      if (!(error instanceof UpstreamError) || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
+      // Unreachable, or an error answer: both may pass, so both are retried (bounded).
+      if (!(error instanceof UpstreamError || error instanceof UpstreamRpcError) || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
     }
     if (task === undefined && unreachable === 0) {
       throw new UpstreamError(mount.name, `its task ${upstreamTaskId} expired or no longer exists`);

@@ -67,12 +67,16 @@ export class UpstreamProxy {
     return lists.flat().filter((tool) => !ownNames.has(tool.exposed)).map((tool) => tool.listing());
   }
 
-  /** `tools/call`: an upstream tool's calls are proxied, everything else goes to `local`. */
-  route(deps: HandlerDeps, local: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  /** `tools/call`: an upstream tool's calls are proxied, everything else (the host's own tools, `ownNames`, first) goes to `local`. */
+  route(
+    deps: HandlerDeps,
+    local: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+    ownNames: ReadonlySet<string>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks };
     return async (request, ctx) => {
       const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
-      const found = typeof params.name === 'string' ? await this.find(params.name) : undefined;
+      const found = typeof params.name === 'string' && !ownNames.has(params.name) ? await this.find(params.name) : undefined;
       if (!found) return local(request, ctx);
       try {
         return await proxiedToolsCall(callDeps, found.mount, found.tool, params.arguments, ctx);

@@ -14,7 +14,7 @@ interface ProtocolInternals {
 }
 
 /** The seams {@link assertSdkSeams} checks, by the name an error reports. */
-export const SDK_SEAMS = ['Server._serverInfo', 'Server._getRequestHandler', 'Server.fallbackRequestHandler', 'McpServer.resolveScopeChallenge', 'RegisteredTool.execution'] as const;
+export const SDK_SEAMS = ['Server._serverInfo', 'Server._getRequestHandler', 'Server.fallbackRequestHandler', 'McpServer.resolveScopeChallenge', 'RegisteredTool.execution', 'McpServer._registeredTools'] as const;
 
 /** Which of {@link SDK_SEAMS} this McpServer (with one tool registered as `tool`) lacks. */
 export function missingSeams(server: McpServer, tool: RegisteredTool): string[] {
@@ -25,8 +25,18 @@ export function missingSeams(server: McpServer, tool: RegisteredTool): string[] 
     'Server.fallbackRequestHandler': 'fallbackRequestHandler' in protocol,
     'McpServer.resolveScopeChallenge': typeof (server as { resolveScopeChallenge?: unknown }).resolveScopeChallenge === 'function',
     'RegisteredTool.execution': 'execution' in tool,
+    'McpServer._registeredTools': typeof (server as unknown as ToolRegistry)._registeredTools === 'object',
   };
   return SDK_SEAMS.filter((seam) => !present[seam]);
+}
+
+interface ToolRegistry {
+  _registeredTools?: Record<string, unknown>;
+}
+
+/** The names of the tools registered on the McpServer so far (its own, which win over proxied ones of the same name). */
+export function registeredToolNames(server: McpServer): ReadonlySet<string> {
+  return new Set(Object.keys((server as unknown as ToolRegistry)._registeredTools ?? {}));
 }
 
 /** The name the McpServer was built with (`new McpServer({ name })`). */
