@@ -215,8 +215,8 @@ export class McpTasks {
     if (proxy) {
       takeOverToolsList(server, (own) => async (request, ctx) => {
         const listed = (await own(request, ctx)) as Result & { tools?: Array<{ name: string }> };
-        const own_ = listed.tools ?? [];
-        return { ...listed, tools: [...own_, ...(await proxy.listings(new Set(own_.map((tool) => tool.name))))] };
+        const ownTools = listed.tools ?? [];
+        return { ...listed, tools: [...ownTools, ...(await proxy.listings(new Set(ownTools.map((tool) => tool.name))))] };
       });
       takeOverToolsCall(server, (own) => {
         const local = this.enabled && prepared.byName.size > 0 ? this.#toolsCall(deps, prepared, own) : own;
