@@ -1,6 +1,8 @@
-// An upstream that fails the proxy (answers garbage, hangs, refuses its credentials, loses its
-// task, is not there at all): each is a clear JSON-RPC error naming the mounted upstream by name,
-// within a bounded wait, with nothing left half-created on the proxy (a real PostgreSQL store).
+// One gateway node (a real PostgreSQL store) in front of a scripted upstream: what it lists and
+// sends upstream (the caller's trace context, its own credential), and an upstream that fails it
+// (answers garbage, hangs, refuses its credential, loses its task, asks what cannot be relayed, is
+// not there at all): each a clear JSON-RPC error naming the mounted upstream by name, within a
+// bounded wait, with nothing left half-created on either side.
 import assert from 'node:assert/strict';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -42,7 +44,7 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
       }
       switch (params['name']) {
         case 'meta':
-          return json(res, id, { result: { content: [{ type: 'text', text: JSON.stringify({ traceparent: params['_meta']?.['traceparent'] ?? null }) }] } });
+          return json(res, id, { result: { content: [{ type: 'text', text: JSON.stringify({ traceparent: params['_meta']?.['traceparent'] ?? null, authorization: req.headers.authorization ?? null }) }] } });
         case 'garbage':
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end('{"this is": "not JSON-RPC"');
@@ -100,7 +102,7 @@ before(async () => {
     register: (server) => {
       server.registerTool('flaky_shadowed', { description: 'the gateway own' }, async () => ({ content: [{ type: 'text', text: 'served by the gateway' }] }));
     },
-    upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, timeoutMs: 3_000 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
+    upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, token: 'gateway-credential', timeoutMs: 3_000 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
   });
   const serve = toNodeHandler(handler);
   http = createServer((req, res) => void serve(req, res));
@@ -123,7 +125,7 @@ async function liveTasks(): Promise<number> {
   return rows[0].n;
 }
 
-describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
+describe('what a gateway lists and sends upstream', { timeout: 60_000 }, () => {
   it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
@@ -147,6 +149,17 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
     assert.match(String(seen.traceparent), /^00-0af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-0[01]$/, JSON.stringify(reply.body));
   });
 
+  it("the upstream is called with the gateway's own credential, never the caller's", async () => {
+    const params = { name: 'flaky_meta', arguments: {} };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { ...params, _meta: envelope(false) } });
+    const reply = await within(post(url, body, { ...requestHeaders('tools/call', params), authorization: 'Bearer caller-token' }), 10_000, 'flaky_meta');
+    const seen = JSON.parse(reply.result?.['content']?.[0]?.['text'] ?? '{}') as { authorization?: string | null };
+    assert.equal(seen.authorization, 'Bearer gateway-credential', JSON.stringify(reply.body));
+  });
+
+});
+
+describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
   for (const [tool, what] of [
     ['garbage', /^Upstream flaky: tools\/call answered HTTP 200 without a JSON-RPC response$/],
     ['hang', /^Upstream flaky: tools\/call did not answer within 3000 ms$/],
