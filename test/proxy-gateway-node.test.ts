@@ -11,16 +11,18 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import pg from 'pg';
-import { envelope, post, requestHeaders, rpc, waitFor } from './server-raw-client.js';
+import { envelope, post, requestBody, requestHeaders, rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
 const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
 /** An upstream scripted per tool: what each of its tools/call answers. */
-async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; close(): Promise<void> }> {
+async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; hangLists(on: boolean): void; heldLists(): number; close(): Promise<void> }> {
   const cancels: string[] = [];
   const hanging = new Set<ServerResponse>();
+  const heldLists = new Set<ServerResponse>();
+  let hangLists = false;
   const json = (res: ServerResponse, id: unknown, body: Record<string, unknown>) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
@@ -31,6 +33,11 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
     req.on('end', () => {
       const message = JSON.parse(raw) as { id: unknown; method: string; params: Record<string, any> };
       const { id, method, params } = message;
+      if (method === 'tools/list' && hangLists) {
+        heldLists.add(res);
+        res.on('close', () => heldLists.delete(res));
+        return;
+      }
       if (method === 'tools/list') return json(res, id, { result: { tools: TOOLS } });
       if (method === 'tasks/get' && params['taskId'] === 'up-asking') {
         const now = new Date().toISOString();
@@ -70,9 +77,11 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
     cancels,
+    hangLists: (on) => (hangLists = on),
+    heldLists: () => heldLists.size,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
+        for (const res of [...hanging, ...heldLists]) res.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -130,6 +139,27 @@ describe('what a gateway lists and sends upstream', { timeout: 60_000 }, () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
     assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_shadowed', 'flaky_vanish']);
+  });
+
+  it('a stale tool list is served from the cache at once while the upstream is slow to list again', async () => {
+    // A mount of its own whose list is always stale and whose upstream requests may take a minute.
+    const stale = tasks.handler({ name: 'gateway-stale', version: '1.0.0', upstreams: [proxyUpstream({ name: 'stale', url: upstream.url, toolsTtlMs: 1, timeoutMs: 60_000 })] });
+    const list = async (): Promise<string[]> => {
+      const params = {};
+      const body = requestBody('tools/list', params, false);
+      const response = await stale.fetch(new Request('http://gateway.test/mcp', { method: 'POST', headers: requestHeaders('tools/list', params), body }), { parsedBody: JSON.parse(body) });
+      const message = JSON.parse(await response.text()) as { result?: { tools?: { name: string }[] } };
+      return (message.result?.tools ?? []).map((tool) => tool.name);
+    };
+    try {
+      assert.ok((await within(list(), 10_000, 'the first listing')).includes('stale_meta'));
+      upstream.hangLists(true);
+      // Had the listing waited for the refetch it starts, it would wait for the upstream's minute.
+      assert.ok((await within(list(), 10_000, 'a listing while the upstream holds the refetch')).includes('stale_meta'));
+    } finally {
+      upstream.hangLists(false);
+      await stale.close();
+    }
   });
 
   it("the host's own tool wins over an upstream tool of the same name, in tools/list and in tools/call", async () => {

@@ -119,6 +119,8 @@ export class McpTasks {
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #proxies = new Set<UpstreamProxy>();
+  /** Upstreams mounted by this instance's handlers: each relays its tasks under one name, on one handler. */
+  readonly #upstreamNames = new Set<string>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
@@ -150,6 +152,10 @@ export class McpTasks {
   handler(options: McpTasksHandlerOptions): TaskListenHandler {
     const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], ...listenOptions } = options;
     const prepared = this.#prepare(tools);
+    for (const mount of upstreams) {
+      if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
+      this.#upstreamNames.add(mount.name);
+    }
     const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes);
     if (proxy) this.#proxies.add(proxy);
     // Proxied tools need the McpServer's tool handlers even when the host has no tool of its own.

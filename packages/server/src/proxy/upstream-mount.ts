@@ -66,17 +66,22 @@ export class UpstreamMount {
     if (this.#tools) listener([...this.#tools.byName.values()]);
   }
 
-  /** The mounted tools, from the cache while it is fresh; one fetch at a time. */
+  /**
+   * The mounted tools. Once a list was fetched it is served at once, and fetched again in the
+   * background when older than `toolsTtlMs` (a slow or absent upstream never delays a listing it
+   * can serve from the cache); before that, the first fetch is awaited. One fetch at a time.
+   */
   async tools(): Promise<ReadonlyMap<string, MountedTool>> {
-    if (this.#tools && Date.now() - this.#tools.at < this.#ttlMs) return this.#tools.byName;
-    this.#refresh ??= this.#fetch().finally(() => (this.#refresh = undefined));
-    try {
-      return await this.#refresh;
-    } catch (error) {
-      // A stale list beats none while the upstream is away; calls still say it is unreachable.
-      if (this.#tools) return this.#tools.byName;
-      throw error;
+    if (this.#tools) {
+      if (Date.now() - this.#tools.at >= this.#ttlMs) this.#refreshing().catch(() => undefined);
+      return this.#tools.byName;
     }
+    return this.#refreshing();
+  }
+
+  #refreshing(): Promise<ReadonlyMap<string, MountedTool>> {
+    this.#refresh ??= this.#fetch().finally(() => (this.#refresh = undefined));
+    return this.#refresh;
   }
 
   /** The mounted tool served as `exposed`, or `undefined` when this upstream serves no such tool. */
