@@ -83,6 +83,15 @@ describe('a 2025-11-25 upstream on the 1.x SDK', { timeout: 60_000 }, () => {
     await eventually(async () => (await upstreamRunning()) === 0, 10_000, 'the upstream run stops');
   });
 
+  it('a task that asks for input over the 2025-11-25 side channel fails the gateway task clearly and is cancelled upstream', async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'v1_asks', arguments: {} }), 10_000, 'task call');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 15_000);
+    assert.equal(done['status'], 'failed', JSON.stringify(done));
+    assert.match(done['error']['message'], /^Upstream v1: its task \S+ asks for input over a 2025-11-25 side channel, which this proxy does not relay$/);
+    await eventually(async () => (await upstreamRunning()) === 0, 10_000, 'the upstream run stops');
+  });
+
   it('a required upstream tool called without the extension is refused with -32021, as a local one is', async () => {
     const reply = await within(rpc(url, 'tools/call', { name: 'v1_forever', arguments: {} }, { tasks: false }), 10_000, 'inline call');
     assert.equal(reply.error?.code, -32021, JSON.stringify(reply.body));

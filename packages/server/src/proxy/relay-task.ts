@@ -106,7 +106,8 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
       unreachable = 0;
     } catch (error) {
       // Unreachable, or an error answer: both may pass, so both are retried (bounded).
-      if (!(error instanceof UpstreamError || error instanceof UpstreamRpcError) || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
+      const retryable = (error instanceof UpstreamError && error.retryable) || error instanceof UpstreamRpcError;
+      if (!retryable || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
     }
     if (task === undefined && unreachable === 0) {
       throw new UpstreamError(mount.name, `its task ${upstreamTaskId} expired or no longer exists`);

@@ -92,7 +92,7 @@ export class StreamableHttp2025Client implements UpstreamClient {
     }
     const task = this.#task(raw);
     if (task.status === 'input_required') {
-      throw new UpstreamError(this.#options.name, `its task ${taskId} asks for input over a 2025-11-25 side channel, which this proxy does not relay`, ErrorCode.InternalError);
+      throw new UpstreamError(this.#options.name, `its task ${taskId} asks for input over a 2025-11-25 side channel, which this proxy does not relay`, { retryable: false });
     }
     if (task.status !== 'completed' && task.status !== 'failed') return task;
     // The outcome is the payload of tasks/result: the call's result, or the JSON-RPC error it failed with.

@@ -5,9 +5,13 @@ import { ErrorCode, JsonRpcError } from '@mcp-tasks/core';
  * The message names the mounted upstream by its name (never its URL) and says what happened.
  */
 export class UpstreamError extends JsonRpcError {
-  constructor(upstream: string, what: string, code: number = ErrorCode.InternalError) {
-    super(code, `Upstream ${upstream}: ${what}`, { upstream });
+  /** Whether trying again may help (unreachable, slow); false when the upstream's answer itself rules it out. */
+  readonly retryable: boolean;
+
+  constructor(upstream: string, what: string, options: { code?: number; retryable?: boolean } = {}) {
+    super(options.code ?? ErrorCode.InternalError, `Upstream ${upstream}: ${what}`, { upstream });
     this.name = 'UpstreamError';
+    this.retryable = options.retryable ?? true;
   }
 }
 
