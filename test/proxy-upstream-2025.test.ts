@@ -11,7 +11,7 @@ import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/serv
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { eventually, ROOT, waitForOutput } from './support/demo-process.js';
+import { eventually, ROOT, spawnDemoNode, waitForOutput } from './support/demo-process.js';
 import { within } from './support/within.js';
 
 let db: TestDatabase;
@@ -90,6 +90,19 @@ describe('a 2025-11-25 upstream on the 1.x SDK', { timeout: 60_000 }, () => {
     assert.equal(done['status'], 'failed', JSON.stringify(done));
     assert.match(done['error']['message'], /^Upstream v1: its task \S+ asks for input over a 2025-11-25 side channel, which this proxy does not relay$/);
     await eventually(async () => (await upstreamRunning()) === 0, 10_000, 'the upstream run stops');
+  });
+
+  it('a demo node on PostgreSQL with MCP_TASKS_UPSTREAM_REVISION=2025-11-25 serves its tools as upstream_<name>, tasks included', async () => {
+    const demo = await spawnDemoNode('proxy-2025', { DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstreamUrl, MCP_TASKS_UPSTREAM_REVISION: '2025-11-25' });
+    try {
+      const created = await within(rpc(demo.url, 'tools/call', { name: 'upstream_slow', arguments: { ms: 200 } }), 10_000, 'task call');
+      assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+      const done = await waitFor(demo.url, created.result!['taskId'], (task) => task['status'] !== 'working', 15_000);
+      assert.equal(done['result']?.['content']?.[0]?.['text'], 'slept 200 ms as a task', JSON.stringify(done));
+    } finally {
+      demo.child.kill('SIGKILL');
+      await demo.exited;
+    }
   });
 
   it('a required upstream tool called without the extension is refused with -32021, as a local one is', async () => {

@@ -25,8 +25,11 @@ export interface DemoConfig {
   readonly metricsToken?: string | undefined;
   /** Per-owner rate limit of task operations (`MCP_TASKS_RATE_LIMIT`: `perSecond[,burst]` or `off`); absent: the library's default. */
   readonly rateLimit?: RateLimitOptions | false | undefined;
-  /** An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`, `MCP_TASKS_UPSTREAM_TOKEN`). */
-  readonly upstream?: { readonly url: string; readonly token?: string | undefined } | undefined;
+  /**
+   * An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`,
+   * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`).
+   */
+  readonly upstream?: { readonly url: string; readonly token?: string | undefined; readonly revision?: '2026-07-28' | '2025-11-25' | undefined } | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -45,8 +48,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
-    upstream: env['MCP_TASKS_UPSTREAM_URL'] ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined } : undefined,
+    upstream: env['MCP_TASKS_UPSTREAM_URL']
+      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']) }
+      : undefined,
   };
+}
+
+function upstreamRevision(raw: string | undefined): '2026-07-28' | '2025-11-25' | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === '2026-07-28' || raw === '2025-11-25') return raw;
+  throw new Error(`MCP_TASKS_UPSTREAM_REVISION must be 2026-07-28 or 2025-11-25, got ${JSON.stringify(raw)}`);
 }
 
 function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
