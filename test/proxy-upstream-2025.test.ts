@@ -11,8 +11,18 @@ import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/serv
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { eventually, ROOT, spawnDemoNode, waitForOutput } from './support/demo-process.js';
+import { eventually, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+
+/** Spawns the 1.x SDK upstream and resolves with its URL once it listens. */
+async function spawnV1Upstream(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'test/fixtures/v1-tasks-upstream.fixture.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return { child, url: await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000) };
+}
 
 let db: TestDatabase;
 let tasks: McpTasks;
@@ -28,12 +38,7 @@ async function upstreamRunning(): Promise<number> {
 }
 
 before(async () => {
-  upstream = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'test/fixtures/v1-tasks-upstream.fixture.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  upstream.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  upstream.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise((resolve) => upstream.on('exit', resolve));
-  upstreamUrl = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+  ({ child: upstream, url: upstreamUrl } = await spawnV1Upstream());
   db = await createTestDatabase();
   const store = await PostgresTaskStore.connect({ connectionString: db.url });
   const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-2025' });
@@ -108,5 +113,38 @@ describe('a 2025-11-25 upstream on the 1.x SDK', { timeout: 60_000 }, () => {
   it('a required upstream tool called without the extension is refused with -32021, as a local one is', async () => {
     const reply = await within(rpc(url, 'tools/call', { name: 'v1_forever', arguments: {} }, { tasks: false }), 10_000, 'inline call');
     assert.equal(reply.error?.code, -32021, JSON.stringify(reply.body));
+  });
+});
+
+describe('a stateful 2025-11-25 upstream behind two demo nodes on PostgreSQL', { timeout: 120_000 }, () => {
+  let database: TestDatabase;
+  let stateful: { child: ChildProcess; url: string };
+  const nodes: DemoProcess[] = [];
+
+  before(async () => {
+    stateful = await spawnV1Upstream({ V1_STATEFUL: '1' });
+    database = await createTestDatabase();
+  });
+
+  after(async () => {
+    for (const node of nodes) node.child.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => node.exited));
+    stateful?.child.kill('SIGKILL');
+    await database?.drop();
+  });
+
+  it('killing the relaying node leaves the task finishing through the other node, which reaches the upstream task through the session it was made in', async () => {
+    const env = { DATABASE_URL: database.url, MCP_TASKS_UPSTREAM_URL: stateful.url, MCP_TASKS_UPSTREAM_REVISION: '2025-11-25', MCP_TASKS_LEASE_MS: '1500', MCP_TASKS_POLL_INTERVAL_MS: '2000' };
+    const [doomed, survivor] = await Promise.all([spawnDemoNode('v1-doomed', env), spawnDemoNode('v1-survivor', env)]);
+    nodes.push(doomed, survivor);
+    const created = await within(rpc(doomed.url, 'tools/call', { name: 'upstream_slow', arguments: { ms: 6_000 } }), 10_000, 'task call');
+    assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));
+    const taskId = created.result!['taskId'] as string;
+    await waitFor(survivor.url, taskId, (task) => task['statusMessage'] === 'sleeping', 10_000);
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    const done = await waitFor(survivor.url, taskId, (task) => task['status'] !== 'working', 40_000);
+    assert.equal(done['status'], 'completed', JSON.stringify(done));
+    assert.equal(done['result']?.['content']?.[0]?.['text'], 'slept 6000 ms as a task');
   });
 });

@@ -14,11 +14,12 @@ export interface RelayArgs extends JsonObject {
 /** The journaled step that records the upstream task on the proxy's own task. */
 export const UPSTREAM_TASK_STEP = 'upstream-task';
 
-/** What the step journals. */
-interface JournaledUpstreamTask extends JsonObject {
+/** What the step journals: the upstream task, and the upstream session it belongs to (if any). */
+export type JournaledUpstreamTask = JsonObject & {
   readonly upstream: string;
   readonly taskId: string;
-}
+  readonly session?: string;
+};
 
 /** How long the first run waits for its creating request's hand-over. */
 const HAND_OFF_MS = 60_000;
@@ -58,7 +59,7 @@ export function relayExecute(deps: RelayDeps) {
         }
         const handOff = await deps.pending.handOff(ctx.taskId, HAND_OFF_MS);
         if (handOff.kind !== 'task') throw new TaskCancelledError();
-        return { upstream: mount.name, taskId: handOff.task.taskId };
+        return { upstream: mount.name, taskId: handOff.task.taskId, ...(handOff.task.session === undefined ? {} : { session: handOff.task.session }) };
       });
     } catch (error) {
       deps.pending.journal(ctx.taskId, false);
@@ -66,11 +67,11 @@ export function relayExecute(deps: RelayDeps) {
     }
     deps.pending.journal(ctx.taskId, true);
     try {
-      return await follow(mount, journaled.taskId, ctx, deps.store);
+      return await follow(mount, journaled, ctx, deps.store);
     } catch (error) {
       // The relay gives up (the upstream answers garbage, asks what cannot be relayed, stays
       // unreachable): the upstream task is not left running for nobody.
-      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await cancelQuietly(mount, journaled.taskId);
+      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await cancelQuietly(mount, journaled);
       throw error instanceof RelayInputError ? error.cause : error;
     }
   };
@@ -83,26 +84,28 @@ class RelayInputError extends Error {
   }
 }
 
-async function cancelQuietly(mount: UpstreamMount, upstreamTaskId: string): Promise<void> {
-  await mount.client.cancelTask(upstreamTaskId).catch((error: unknown) => {
-    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstreamTaskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+/** Cancels the journaled upstream task, best effort (the upstream may be the reason the relay gave up). */
+export async function cancelQuietly(mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
+  await mount.client.cancelTask(upstream.taskId, upstream.session).catch((error: unknown) => {
+    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstream.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
   });
 }
 
-async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskContext, store: TaskStore): Promise<JsonObject> {
+async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, store: TaskStore): Promise<JsonObject> {
   const client = mount.client;
+  const { taskId: upstreamTaskId, session } = upstream;
   const relayed = new Set<string>();
   let lastMessage: string | undefined;
   let unreachable = 0;
   let inputFailure: RelayInputError | undefined;
   const wake = new AbortController();
   for (;;) {
-    if (ctx.signal.aborted) return stop(mount, upstreamTaskId, ctx, store);
+    if (ctx.signal.aborted) return stop(mount, upstream, ctx, store);
     if (inputFailure) throw inputFailure;
     let task: UpstreamTask | undefined;
     let pollMs = DEFAULT_POLL_MS;
     try {
-      task = await client.getTask(upstreamTaskId);
+      task = await client.getTask(upstreamTaskId, session);
       unreachable = 0;
     } catch (error) {
       // Unreachable, or an error answer: both may pass, so both are retried (bounded).
@@ -127,13 +130,13 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
           throw new JsonRpcError(error.code, error.message, error['data'] as never);
         }
         case 'cancelled':
-          if (ctx.signal.aborted) return stop(mount, upstreamTaskId, ctx, store);
+          if (ctx.signal.aborted) return stop(mount, upstream, ctx, store);
           throw new UpstreamError(mount.name, `its task ${upstreamTaskId} was cancelled upstream`);
         case 'input_required':
           for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
             if (relayed.has(key)) continue;
             relayed.add(key);
-            void relayInput(client, mount.name, upstreamTaskId, key, request, ctx).catch((error: unknown) => {
+            void relayInput(client, mount.name, upstream, key, request, ctx).catch((error: unknown) => {
               if (error instanceof ForwardFailed) return relayed.delete(key);
               inputFailure ??= new RelayInputError(error);
               wake.abort();
@@ -154,7 +157,7 @@ async function follow(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskCon
  * caller did not declare, params the protocol does not define) rejects; so does a failed forward
  * ({@link ForwardFailed}).
  */
-async function relayInput(client: UpstreamClient, upstream: string, upstreamTaskId: string, key: string, request: JsonObject, ctx: TaskContext): Promise<void> {
+async function relayInput(client: UpstreamClient, name: string, upstream: JournaledUpstreamTask, key: string, request: JsonObject, ctx: TaskContext): Promise<void> {
   const params = (request['params'] ?? {}) as JsonObject;
   let answer: JsonObject;
   switch (request['method']) {
@@ -168,14 +171,14 @@ async function relayInput(client: UpstreamClient, upstream: string, upstreamTask
       answer = await ctx.roots(key);
       break;
     default:
-      throw new UpstreamError(upstream, `asked for input the proxy cannot relay (${String(request['method'])})`);
+      throw new UpstreamError(name, `asked for input the proxy cannot relay (${String(request['method'])})`);
   }
   // A wait that ended because the task was cancelled answers nothing upstream: the cancel does.
   if (ctx.signal.aborted) return;
   try {
-    await client.updateTask(upstreamTaskId, { [key]: answer });
+    await client.updateTask(upstream.taskId, { [key]: answer }, upstream.session);
   } catch (error) {
-    console.error(`mcp-tasks: upstream ${upstream}: forwarding input ${JSON.stringify(key)} of task ${ctx.taskId} failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`);
+    console.error(`mcp-tasks: upstream ${name}: forwarding input ${JSON.stringify(key)} of task ${ctx.taskId} failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`);
     throw new ForwardFailed();
   }
 }
@@ -187,9 +190,9 @@ class ForwardFailed extends Error {}
  * The run was aborted: when the proxy's task was cancelled, the upstream one is cancelled too; a
  * run handed over (drain) or superseded leaves it to the run that follows.
  */
-async function stop(mount: UpstreamMount, upstreamTaskId: string, ctx: TaskContext, store: TaskStore): Promise<never> {
+async function stop(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, store: TaskStore): Promise<never> {
   const own = await store.get({ taskId: ctx.taskId, owner: ctx.owner }).catch(() => undefined);
-  if (own?.status === 'cancelled') await cancelQuietly(mount, upstreamTaskId);
+  if (own?.status === 'cancelled') await cancelQuietly(mount, upstream);
   throw new TaskCancelledError();
 }
 

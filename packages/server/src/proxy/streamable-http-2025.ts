@@ -9,6 +9,15 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 type SdkClient = import('@modelcontextprotocol/sdk/client/index.js').Client;
 type SdkTypes = typeof import('@modelcontextprotocol/sdk/types.js');
+interface Connection {
+  readonly client: SdkClient;
+  readonly types: SdkTypes;
+  /** The upstream session this connection speaks in (a stateful upstream), if any. */
+  readonly session: string | undefined;
+}
+
+/** Connections kept to sessions of other nodes' tasks (a relay taken over), the oldest closed first. */
+const MAX_SESSION_CONNECTIONS = 64;
 
 /** Options of {@link StreamableHttp2025Client}. */
 export interface StreamableHttp2025Options {
@@ -25,13 +34,16 @@ export interface StreamableHttp2025Options {
  * An upstream speaking 2025-11-25 with its tasks (`params.task` on `tools/call`, `tasks/get`,
  * `tasks/result`, `tasks/cancel`), through the 1.x SDK's client (`@modelcontextprotocol/sdk`, an
  * optional peer dependency loaded on first use). One connection per process, opened on first use
- * and again after a failure. Input a 2025-11-25 upstream asks for over its `tasks/result` stream is
- * not relayed: such a task fails with a clear error.
+ * and again after a failure; a stateful upstream's tasks carry the session they were made in, and a
+ * relay taken over by another node reaches its task through that session (no new `initialize`).
+ * Input a 2025-11-25 upstream asks for over its `tasks/result` stream is not relayed: such a task
+ * fails with a clear error.
  */
 export class StreamableHttp2025Client implements UpstreamClient {
   readonly revision = REVISION;
   readonly #options: StreamableHttp2025Options;
-  #connection: Promise<{ client: SdkClient; types: SdkTypes }> | undefined;
+  #connection: Promise<Connection> | undefined;
+  readonly #sessions = new Map<string, Promise<Connection>>();
 
   constructor(options: StreamableHttp2025Options) {
     this.#options = options;
@@ -59,6 +71,7 @@ export class StreamableHttp2025Client implements UpstreamClient {
   }
 
   async callTool(name: string, args: JsonObject, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    const { session } = await this.#connect(undefined);
     const result = (await this.#call(
       (client, types) =>
         client.request(
@@ -77,15 +90,17 @@ export class StreamableHttp2025Client implements UpstreamClient {
       'tools/call',
     )) as JsonObject;
     const task = result['task'];
-    if (typeof task === 'object' && task !== null && !Array.isArray(task)) return { kind: 'task', task: this.#task(task as JsonObject) };
+    if (typeof task === 'object' && task !== null && !Array.isArray(task)) {
+      return { kind: 'task', task: { ...this.#task(task as JsonObject), ...(session === undefined ? {} : { session }) } };
+    }
     if (!Array.isArray(result['content'])) throw new UpstreamError(this.#options.name, 'answered something that is not MCP (a tools/call result has no content)');
     return { kind: 'result', result };
   }
 
-  async getTask(taskId: string): Promise<UpstreamTask | undefined> {
+  async getTask(taskId: string, session?: string): Promise<UpstreamTask | undefined> {
     let raw: JsonObject;
     try {
-      raw = (await this.#call((client, types) => client.request({ method: 'tasks/get', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/get')) as JsonObject;
+      raw = (await this.#call((client, types) => client.request({ method: 'tasks/get', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/get', session)) as JsonObject;
     } catch (error) {
       if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidParams) return undefined;
       throw error;
@@ -97,7 +112,7 @@ export class StreamableHttp2025Client implements UpstreamClient {
     if (task.status !== 'completed' && task.status !== 'failed') return task;
     // The outcome is the payload of tasks/result: the call's result, or the JSON-RPC error it failed with.
     try {
-      const result = (await this.#call((client, types) => client.request({ method: 'tasks/result', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/result')) as JsonObject;
+      const result = (await this.#call((client, types) => client.request({ method: 'tasks/result', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/result', session)) as JsonObject;
       const { _meta: _ignored, ...payload } = result;
       return { ...task, status: 'completed', result: payload };
     } catch (error) {
@@ -110,8 +125,8 @@ export class StreamableHttp2025Client implements UpstreamClient {
     throw new UpstreamError(this.#options.name, 'a 2025-11-25 upstream takes no tasks/update');
   }
 
-  async cancelTask(taskId: string): Promise<void> {
-    await this.#call((client, types) => client.request({ method: 'tasks/cancel', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/cancel');
+  async cancelTask(taskId: string, session?: string): Promise<void> {
+    await this.#call((client, types) => client.request({ method: 'tasks/cancel', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/cancel', session);
   }
 
   #task(raw: JsonObject): UpstreamTask {
@@ -131,22 +146,22 @@ export class StreamableHttp2025Client implements UpstreamClient {
     return { timeout: this.#options.timeoutMs ?? 30_000 };
   }
 
-  async #call<T>(run: (client: SdkClient, types: SdkTypes) => Promise<T>, method: string): Promise<T> {
-    const { client, types } = await this.#connect();
+  async #call<T>(run: (client: SdkClient, types: SdkTypes) => Promise<T>, method: string, session?: string): Promise<T> {
+    const { client, types } = await this.#connect(session);
     try {
       return await run(client, types);
     } catch (error) {
-      throw this.#translate(error, method, types);
+      throw this.#translate(error, method, types, session);
     }
   }
 
-  #translate(error: unknown, method: string, types: SdkTypes): Error {
+  #translate(error: unknown, method: string, types: SdkTypes, session: string | undefined): Error {
     const { name } = this.#options;
     if (error instanceof UpstreamError) return error;
     if (error instanceof types.McpError) {
       if (error.code === types.ErrorCode.RequestTimeout) return new UpstreamError(name, `${method} did not answer within ${this.#options.timeoutMs ?? 30_000} ms`);
       if (error.code === types.ErrorCode.ConnectionClosed) {
-        this.#connection = undefined;
+        this.#forget(session);
         return new UpstreamError(name, `${method}: the connection to the upstream closed`);
       }
       // The SDK reports a result it could not parse as -32602/-32603 of its own; the upstream's
@@ -154,31 +169,57 @@ export class StreamableHttp2025Client implements UpstreamClient {
       return new UpstreamRpcError(name, error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
     }
     // Transport failures (connection refused, HTTP errors) drop the connection: the next call opens another.
-    this.#connection = undefined;
+    this.#forget(session);
     return new UpstreamError(name, `${method} could not reach the upstream`);
   }
 
-  #connect(): Promise<{ client: SdkClient; types: SdkTypes }> {
-    this.#connection ??= (async () => {
-      const { name, url, token, timeoutMs = 30_000 } = this.#options;
-      try {
-        const [{ Client }, { StreamableHTTPClientTransport }, types] = await Promise.all([
-          import('@modelcontextprotocol/sdk/client/index.js'),
-          import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-          import('@modelcontextprotocol/sdk/types.js'),
-        ]);
-        const client = new Client({ name: 'mcp-tasks-proxy', version: '0.1.0' }, { capabilities: {} });
-        const transport = new StreamableHTTPClientTransport(new URL(url), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-        await client.connect(transport, { timeout: timeoutMs });
-        return { client, types };
-      } catch (error) {
-        this.#connection = undefined;
-        if (error instanceof Error && /Cannot find (module|package)/.test(error.message)) {
-          throw new UpstreamError(name, 'a 2025-11-25 upstream needs the @modelcontextprotocol/sdk package installed');
-        }
-        throw new UpstreamError(name, 'initialize could not reach the upstream');
+  #forget(session: string | undefined): void {
+    if (session === undefined) this.#connection = undefined;
+    else this.#sessions.delete(session);
+  }
+
+  /** The process's connection, or, for a task of another session, a connection to that session. */
+  async #connect(session: string | undefined): Promise<Connection> {
+    const own = this.#connection ?? (this.#connection = this.#open(undefined));
+    if (session === undefined) return own;
+    const current = await own.catch(() => undefined);
+    if (current?.session === session) return current;
+    let other = this.#sessions.get(session);
+    if (!other) {
+      other = this.#open(session);
+      this.#sessions.set(session, other);
+      other.catch(() => this.#sessions.delete(session));
+      if (this.#sessions.size > MAX_SESSION_CONNECTIONS) {
+        const [oldest, closing] = this.#sessions.entries().next().value as [string, Promise<Connection>];
+        this.#sessions.delete(oldest);
+        void closing.then((connection) => connection.client.close()).catch(() => undefined);
       }
-    })();
-    return this.#connection;
+    }
+    return other;
+  }
+
+  /** A new connection: `initialize` for a new session, none to reach an existing `session`. */
+  async #open(session: string | undefined): Promise<Connection> {
+    const { name, url, token, timeoutMs = 30_000 } = this.#options;
+    try {
+      const [{ Client }, { StreamableHTTPClientTransport }, types] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+        import('@modelcontextprotocol/sdk/types.js'),
+      ]);
+      const client = new Client({ name: 'mcp-tasks-proxy', version: '0.1.0' }, { capabilities: {} });
+      const transport = new StreamableHTTPClientTransport(new URL(url), {
+        ...(token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+        ...(session === undefined ? {} : { sessionId: session }),
+      });
+      await client.connect(transport, { timeout: timeoutMs });
+      return { client, types, session: transport.sessionId };
+    } catch (error) {
+      this.#forget(session);
+      if (error instanceof Error && /Cannot find (module|package)/.test(error.message)) {
+        throw new UpstreamError(name, 'a 2025-11-25 upstream needs the @modelcontextprotocol/sdk package installed');
+      }
+      throw new UpstreamError(name, 'initialize could not reach the upstream');
+    }
   }
 }

@@ -22,6 +22,8 @@ export interface UpstreamTask {
   readonly result?: JsonObject;
   /** The JSON-RPC error (`failed`). */
   readonly error?: JsonObject & { code: number; message: string };
+  /** The upstream session the task belongs to (a stateful 2025-11-25 upstream); every later request on it goes through that session. */
+  readonly session?: string;
 }
 
 /** How one upstream answered a `tools/call`. */
@@ -57,9 +59,9 @@ export interface UpstreamClient {
   readonly revision: string;
   listTools(): Promise<UpstreamTool[]>;
   callTool(name: string, args: JsonObject, options: UpstreamCallOptions): Promise<UpstreamCallOutcome>;
-  /** The task, or `undefined` when the upstream no longer knows it (expired, gone). */
-  getTask(taskId: string): Promise<UpstreamTask | undefined>;
+  /** The task, or `undefined` when the upstream no longer knows it (expired, gone); `session` is the task's own ({@link UpstreamTask.session}). */
+  getTask(taskId: string, session?: string): Promise<UpstreamTask | undefined>;
   /** Forwards answers to outstanding input requests, keys unchanged. */
-  updateTask(taskId: string, inputResponses: JsonObject): Promise<void>;
-  cancelTask(taskId: string): Promise<void>;
+  updateTask(taskId: string, inputResponses: JsonObject, session?: string): Promise<void>;
+  cancelTask(taskId: string, session?: string): Promise<void>;
 }

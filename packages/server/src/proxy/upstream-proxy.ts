@@ -5,7 +5,7 @@ import type { HandlerDeps } from '../handlers/handler-deps.js';
 import type { MountedTool } from './mounted-tool.js';
 import { PendingRelays } from './pending-relays.js';
 import { proxiedToolsCall } from './proxied-tools-call.js';
-import { relayExecute, UPSTREAM_TASK_STEP, type RelayArgs } from './relay-task.js';
+import { relayExecute, UPSTREAM_TASK_STEP, type JournaledUpstreamTask, type RelayArgs } from './relay-task.js';
 import type { UpstreamMount } from './upstream-mount.js';
 
 /**
@@ -107,8 +107,8 @@ export class UpstreamProxy {
       const mount = typeof args?.upstream === 'string' ? this.#mounts.get(args.upstream) : undefined;
       if (!record || record.status !== 'cancelled' || !mount) return;
       const step = (await deps.runtime.store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
-      const upstreamTaskId = (step?.result as { taskId?: unknown } | undefined)?.taskId;
-      if (typeof upstreamTaskId === 'string') await mount.client.cancelTask(upstreamTaskId);
+      const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
+      if (typeof journaled?.taskId === 'string') await mount.client.cancelTask(journaled.taskId, typeof journaled.session === 'string' ? journaled.session : undefined);
     } catch (error) {
       console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
     }
