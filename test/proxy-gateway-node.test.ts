@@ -207,6 +207,14 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
     }
   }
 
+  it('an upstream that makes a task of a call sent without the extension is refused clearly, and that task is cancelled upstream', async () => {
+    const before = upstream.cancels.filter((id) => id === 'up-vanishing').length;
+    const reply = await within(rpc(url, 'tools/call', { name: 'flaky_vanish', arguments: {} }, { tasks: false }), 10_000, 'flaky_vanish');
+    assert.equal(reply.error?.code, -32603, JSON.stringify(reply.body));
+    assert.equal(reply.error!.message, 'Upstream flaky: made a task of flaky_vanish that was not asked for');
+    assert.equal(upstream.cancels.filter((id) => id === 'up-vanishing').length, before + 1, 'the upstream task was cancelled');
+  });
+
   it('an upstream task that disappears fails the proxy task with a clear error', async () => {
     const created = await within(rpc(url, 'tools/call', { name: 'flaky_vanish', arguments: {} }), 10_000, 'flaky_vanish');
     assert.equal(created.result?.['resultType'], 'task', JSON.stringify(created.body));

@@ -46,13 +46,17 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     ...retryOf(mount, ctx),
   };
   if (!deps.tasks || !declaresTasksExtension(ctx)) {
+    let outcome: UpstreamCallOutcome;
     try {
-      return relayInline(mount, await mount.client.callTool(tool.upstream.name, args, base), tool);
+      outcome = await mount.client.callTool(tool.upstream.name, args, base);
     } catch (error) {
       // The upstream's tool runs only as a task: the same -32021 a local required tool gives.
       if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) throw missingTasksCapability(`tool ${tool.exposed}`);
       throw error;
     }
+    // A task nobody asked for has nobody to follow it: it is not left running upstream.
+    if (outcome.kind === 'task') await cancelUpstream(mount, outcome.task);
+    return relayInline(mount, outcome, tool);
   }
 
   const owner = await deps.ownerOf(ctx);
