@@ -15,11 +15,12 @@ import { envelope, post, requestBody, requestHeaders, rpc, waitFor } from './ser
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
-const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
+const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed', 'paced'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
 /** An upstream scripted per tool: what each of its tools/call answers. */
-async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; hangLists(on: boolean): void; heldLists(): number; close(): Promise<void> }> {
+async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]; pacedPolls: number[]; hangLists(on: boolean): void; heldLists(): number; close(): Promise<void> }> {
   const cancels: string[] = [];
+  const pacedPolls: number[] = [];
   const hanging = new Set<ServerResponse>();
   const heldLists = new Set<ServerResponse>();
   let hangLists = false;
@@ -44,6 +45,14 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
         const inputRequests = { odd: { method: 'bogus/method', params: {} } };
         return json(res, id, { result: { resultType: 'complete', taskId: 'up-asking', status: 'input_required', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 50, inputRequests } });
       }
+      if (method === 'tasks/get' && params['taskId'] === 'up-paced') {
+        pacedPolls.push(Date.now());
+        const now = new Date().toISOString();
+        const done = pacedPolls.length >= 3;
+        return json(res, id, {
+          result: { resultType: 'complete', taskId: 'up-paced', status: done ? 'completed' : 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 400, ...(done ? { result: { content: [{ type: 'text', text: 'paced' }] } } : {}) },
+        });
+      }
       if (method === 'tasks/get') return json(res, id, { error: { code: -32602, message: 'Task not found' } });
       if (method === 'tasks/cancel') {
         cancels.push(params['taskId']);
@@ -65,9 +74,10 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
           res.writeHead(502, { 'content-type': 'text/html' });
           return res.end('<html>bad gateway</html>');
         case 'vanish':
+        case 'paced':
         case 'ask': {
           const now = new Date().toISOString();
-          const taskId = params['name'] === 'ask' ? 'up-asking' : 'up-vanishing';
+          const taskId = params['name'] === 'ask' ? 'up-asking' : params['name'] === 'paced' ? 'up-paced' : 'up-vanishing';
           return json(res, id, { result: { resultType: 'task', taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 1000, pollIntervalMs: 50 } });
         }
       }
@@ -77,6 +87,7 @@ async function startScriptedUpstream(): Promise<{ url: string; cancels: string[]
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
     cancels,
+    pacedPolls,
     hangLists: (on) => (hangLists = on),
     heldLists: () => heldLists.size,
     close: () =>
@@ -138,7 +149,7 @@ describe('what a gateway lists and sends upstream', { timeout: 60_000 }, () => {
   it('an upstream that cannot list its tools is left out of tools/list; the others are listed', async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const names = (listed.result?.['tools'] as { name: string }[]).map((tool) => tool.name).sort();
-    assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_refuse', 'flaky_shadowed', 'flaky_vanish']);
+    assert.deepEqual(names, ['flaky_ask', 'flaky_garbage', 'flaky_hang', 'flaky_html', 'flaky_meta', 'flaky_paced', 'flaky_refuse', 'flaky_shadowed', 'flaky_vanish']);
   });
 
   it('a stale tool list is served from the cache at once while the upstream is slow to list again', async () => {
@@ -213,6 +224,16 @@ describe('an upstream that fails the proxy', { timeout: 60_000 }, () => {
     assert.equal(reply.error?.code, -32603, JSON.stringify(reply.body));
     assert.equal(reply.error!.message, 'Upstream flaky: made a task of flaky_vanish that was not asked for');
     assert.equal(upstream.cancels.filter((id) => id === 'up-vanishing').length, before + 1, 'the upstream task was cancelled');
+  });
+
+  it("the relay polls the upstream task no faster than the upstream's pollIntervalMs", async () => {
+    const created = await within(rpc(url, 'tools/call', { name: 'flaky_paced', arguments: {} }), 10_000, 'flaky_paced');
+    const done = await waitFor(url, created.result!['taskId'], (task) => task['status'] !== 'working', 10_000);
+    assert.equal(done['result']?.['content']?.[0]?.['text'], 'paced', JSON.stringify(done));
+    const polls = upstream.pacedPolls;
+    assert.equal(polls.length, 3);
+    // A timer never fires early, so the gaps are at least the interval however loaded the machine.
+    for (let i = 1; i < polls.length; i += 1) assert.ok(polls[i]! - polls[i - 1]! >= 390, `polls ${polls[i]! - polls[i - 1]!} ms apart`);
   });
 
   it('an upstream task that disappears fails the proxy task with a clear error', async () => {
