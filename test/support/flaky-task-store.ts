@@ -12,6 +12,7 @@ import type {
   StepBegin,
   TaskControlState,
   TaskStep,
+  StepsOptions,
   TaskEvents,
   TaskOutcome,
   TaskRecord,
@@ -115,8 +116,8 @@ export class FlakyTaskStore implements TaskStore {
     return this.inner.finishStep(ref, claim, name, result);
   }
 
-  steps(ref: TaskRef): Promise<readonly TaskStep[]> {
-    return this.inner.steps(ref);
+  steps(ref: TaskRef, options?: StepsOptions): Promise<readonly TaskStep[]> {
+    return this.inner.steps(ref, options);
   }
 
   close(): Promise<void> {

@@ -53,6 +53,7 @@ export type {
   StepBegin,
   TaskControlState,
   TaskStep,
+  StepsOptions,
   TaskOutcome,
   TaskRef,
   TaskSignal,

@@ -30,6 +30,11 @@ export interface DemoConfig {
   readonly console?: ConsoleConfig | undefined;
   /** How often the maintenance leader counts the cluster's tasks (`MCP_TASKS_CLUSTER_STATS_MS`); default 15 000. */
   readonly clusterStatsMs?: number | undefined;
+  /**
+   * An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`,
+   * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`).
+   */
+  readonly upstream?: { readonly url: string; readonly token?: string | undefined; readonly revision?: '2026-07-28' | '2025-11-25' | undefined } | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -50,7 +55,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
+    upstream: env['MCP_TASKS_UPSTREAM_URL']
+      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']) }
+      : undefined,
   };
+}
+
+function upstreamRevision(raw: string | undefined): '2026-07-28' | '2025-11-25' | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === '2026-07-28' || raw === '2025-11-25') return raw;
+  throw new Error(`MCP_TASKS_UPSTREAM_REVISION must be 2026-07-28 or 2025-11-25, got ${JSON.stringify(raw)}`);
 }
 
 function boolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpTasks, type TaskListenHandler } from '@mcp-tasks/server';
+import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
 import { logSafe, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { createEdgeAuth } from './auth/edge-auth.js';
@@ -84,9 +84,17 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   await readyWithin(readiness, STARTUP_READY_MS);
   // Each server's name is the server part of its tasks' owners. tasks.handler is the whole
   // endpoint: task tools, tasks/*, notifications/tasks on subscriptions/listen, the body checks.
-  const handlerFor = (name: string) =>
-    tasks.handler({ name, version: '0.1.0', tools: taskTools, register: registerGreet, onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`) });
-  const handler = handlerFor(DEMO_SERVER_NAME);
+  const handlerFor = (name: string, upstreams = false) =>
+    tasks.handler({
+      name,
+      version: '0.1.0',
+      tools: taskTools,
+      register: registerGreet,
+      onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`),
+      // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
+      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}) })] } : {}),
+    });
+  const handler = handlerFor(DEMO_SERVER_NAME, true);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
   const operatorConsole =

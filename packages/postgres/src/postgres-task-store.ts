@@ -11,6 +11,7 @@ import type {
   StepBegin,
   TaskControlState,
   TaskStep,
+  StepsOptions,
   TaskOutcome,
   TaskOwner,
   TaskPage,
@@ -249,9 +250,9 @@ export class PostgresTaskStore implements TaskStore {
     return refuseUnstorableValue(() => finishStep(this.#sql, ref, claim, name, result));
   }
 
-  async steps(ref: TaskRef): Promise<readonly TaskStep[]> {
+  async steps(ref: TaskRef, options: StepsOptions = {}): Promise<readonly TaskStep[]> {
     validateRef(ref);
-    return refuseUnstorableValue(() => readSteps(this.#sql, ref));
+    return refuseUnstorableValue(() => readSteps(this.#sql, ref, options.results === true));
   }
 
   /**

@@ -33,3 +33,8 @@ export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from '.
 export { checkRequestBody } from './handlers/check-request-body.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
+export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
+export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';
+export { StreamableHttp2025Client, type StreamableHttp2025Options } from './proxy/streamable-http-2025.js';
+export type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './proxy/upstream-client.js';
+export { UpstreamError, UpstreamRpcError } from './proxy/upstream-error.js';

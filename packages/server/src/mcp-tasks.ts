@@ -33,10 +33,12 @@ import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
 import { taskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
-import { challengeMethods, serverNameOf, setTaskSupport, takeOverToolsCall } from './sdk/server-seams.js';
+import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
 import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
 import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
+import { UpstreamProxy } from './proxy/upstream-proxy.js';
+import type { UpstreamMount } from './proxy/upstream-mount.js';
 
 /** Options of {@link McpTasks}; the runtime options keep the seed's defaults. */
 export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'classifyError'> {
@@ -97,6 +99,8 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly handlerOptions?: Omit<CreateMcpHandlerOptions, 'onerror'>;
   /** Errors that do not reach the client, from the SDK's handler and from task listen streams. */
   readonly onerror?: (error: Error) => void;
+  /** Upstream MCP servers whose tools are served next to these ({@link proxyUpstream}); their tasks become this server's. */
+  readonly upstreams?: readonly UpstreamMount[];
 }
 
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
@@ -133,6 +137,9 @@ export class McpTasks {
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
+  readonly #proxies = new Set<UpstreamProxy>();
+  /** Upstreams mounted by this instance's handlers: each relays its tasks under one name, on one handler. */
+  readonly #upstreamNames = new Set<string>();
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
@@ -163,13 +170,21 @@ export class McpTasks {
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): TaskListenHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, ...listenOptions } = options;
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], ...listenOptions } = options;
     const prepared = this.#prepare(tools);
+    for (const mount of upstreams) {
+      if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
+      this.#upstreamNames.add(mount.name);
+    }
+    const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes);
+    if (proxy) this.#proxies.add(proxy);
+    // Proxied tools need the McpServer's tool handlers even when the host has no tool of its own.
+    const mcpOptions = proxy ? { ...serverOptions, capabilities: { tools: {}, ...serverOptions?.capabilities } } : serverOptions;
     const sdkHandler = createMcpHandler(
       (context) => {
-        const server = new McpServer({ name, version }, serverOptions);
+        const server = new McpServer({ name, version }, mcpOptions);
         register?.(server, context);
-        this.#install(server, prepared, name, context);
+        this.#install(server, prepared, name, context, proxy);
         return server;
       },
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
@@ -235,7 +250,7 @@ export class McpTasks {
     return { byName, registrations };
   }
 
-  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: RegisterContext | undefined): void {
+  #install(server: McpServer, prepared: PreparedTools, serverName: string, context: RegisterContext | undefined, proxy?: UpstreamProxy): void {
     const requestInfo = context?.requestInfo;
     const legacy = context?.era === 'legacy';
     const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
@@ -250,11 +265,23 @@ export class McpTasks {
       );
       if (this.enabled) setTaskSupport(registered, tool.task);
     }
-    if (!this.enabled) return;
-
     // One memo per McpServer, so per request: the scope challenge's read serves the handler.
     const memo = new TaskReadMemo();
     const deps: HandlerDeps = { runtime: this.runtime, ownerOf, memo };
+    if (proxy) {
+      takeOverToolsList(server, (own) => async (request, ctx) => {
+        const listed = (await own(request, ctx)) as Result & { tools?: Array<{ name: string }> };
+        const ownTools = listed.tools ?? [];
+        return { ...listed, tools: [...ownTools, ...(await proxy.listings(new Set(ownTools.map((tool) => tool.name))))] };
+      });
+      takeOverToolsCall(server, (own) => {
+        const local = this.enabled && prepared.byName.size > 0 ? this.#toolsCall(deps, prepared, own, legacy) : own;
+        const route = proxy.route(deps, local, registeredToolNames(server));
+        return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => route(request, ctx));
+      });
+    }
+    if (!this.enabled) return;
+
     server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
     // A 2025-11-25 client reads the capability in `initialize`; auth info decides tasks/list.
     if (legacy) server.server.registerCapabilities({ tasks: legacyTasksCapability(servesTaskList(this.#listTasks, context?.authInfo !== undefined)) } as never);
@@ -263,20 +290,25 @@ export class McpTasks {
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
     server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
     server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
-    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', tasksCancel(deps)) as never);
-    if (prepared.byName.size === 0) return;
+    const cancel = proxy ? proxy.cancelling(deps, tasksCancel(deps)) : tasksCancel(deps);
+    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', cancel) as never);
+    if (prepared.byName.size === 0 || proxy) return;
 
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
     // CallToolResult); its own handler still serves everything that is not a task.
     takeOverToolsCall(server, (own) => {
-      const toolsCall = taskToolsCall(deps, {
-        tools: prepared.byName,
-        inline: own,
-        maxArgumentBytes: this.#maxArgumentBytes,
-        classifyError: this.#classifyError,
-        ...(legacy ? { revision: LEGACY_REVISION } : {}),
-      });
+      const toolsCall = this.#toolsCall(deps, prepared, own, legacy);
       return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => toolsCall(request, ctx));
+    });
+  }
+
+  #toolsCall(deps: HandlerDeps, prepared: PreparedTools, own: SdkRequestHandler, legacy: boolean): SdkRequestHandler {
+    return taskToolsCall(deps, {
+      tools: prepared.byName,
+      inline: own,
+      maxArgumentBytes: this.#maxArgumentBytes,
+      classifyError: this.#classifyError,
+      ...(legacy ? { revision: LEGACY_REVISION } : {}),
     });
   }
 
@@ -336,6 +368,7 @@ export class McpTasks {
 
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
+    for (const proxy of this.#proxies) proxy.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();

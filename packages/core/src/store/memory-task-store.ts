@@ -24,6 +24,7 @@ import type {
   TaskRef,
   TaskSignal,
   TaskStep,
+  StepsOptions,
   TaskStore,
 } from './task-store.js';
 import { TASK_LIMITS } from './task-limits.js';
@@ -323,10 +324,15 @@ export class MemoryTaskStore implements TaskStore {
     return true;
   }
 
-  async steps(ref: TaskRef): Promise<readonly TaskStep[]> {
+  async steps(ref: TaskRef, options: StepsOptions = {}): Promise<readonly TaskStep[]> {
     validateRef(ref);
     if (!this.#find(ref)) return [];
-    return [...(this.#steps.get(ref.taskId) ?? new Map<string, StepEntry>())].map(([name, entry]) => ({ name, starts: entry.starts, done: entry.done }));
+    return [...(this.#steps.get(ref.taskId) ?? new Map<string, StepEntry>())].map(([name, entry]) => ({
+      name,
+      starts: entry.starts,
+      done: entry.done,
+      ...(options.results && entry.done ? { result: structuredClone(entry.result) } : {}),
+    }));
   }
 
   /** Deletes expired tasks now; returns how many. */

@@ -75,6 +75,14 @@ export interface TaskStep {
   readonly starts: number;
   /** Whether it finished (its result is journaled). */
   readonly done: boolean;
+  /** The journaled result of a finished step, when asked for (`steps(ref, { results: true })`). */
+  readonly result?: JsonValue;
+}
+
+/** Options of `steps`. */
+export interface StepsOptions {
+  /** Include each finished step's journaled result. Default false. */
+  readonly results?: boolean;
 }
 
 /** Removes a subscription. */
@@ -195,8 +203,11 @@ export interface TaskStore {
   /** Journals the result of a step the run began; `false` when the claim no longer holds the task. */
   finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean>;
 
-  /** The task's journal, in the order steps first started (empty when not found). */
-  steps(ref: TaskRef): Promise<readonly TaskStep[]>;
+  /**
+   * The task's journal, in the order steps first started (empty when not found); with
+   * `results`, each finished step also carries its journaled result.
+   */
+  steps(ref: TaskRef, options?: StepsOptions): Promise<readonly TaskStep[]>;
 
   /** Releases connections and timers. */
   close(): Promise<void>;

@@ -692,6 +692,10 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
           { name: 'file-2', starts: 2, done: true },
         ]);
         assert.deepEqual(await store.steps({ taskId: ref.taskId, owner: newOwner() }), [], 'another owner sees no journal');
+        assert.deepEqual(await store.steps(ref, { results: true }), [
+          { name: 'file-1', starts: 1, done: true, result: { bytes: 10 } },
+          { name: 'file-2', starts: 2, done: true, result: null },
+        ]);
       });
 
       test('a bad step name, claim or result is refused and journals nothing', async () => {

@@ -14,7 +14,7 @@ interface ProtocolInternals {
 }
 
 /** The seams {@link assertSdkSeams} checks, by the name an error reports. */
-export const SDK_SEAMS = ['Server._serverInfo', 'Server._getRequestHandler', 'Server.fallbackRequestHandler', 'McpServer.resolveScopeChallenge', 'RegisteredTool.execution'] as const;
+export const SDK_SEAMS = ['Server._serverInfo', 'Server._getRequestHandler', 'Server.fallbackRequestHandler', 'McpServer.resolveScopeChallenge', 'RegisteredTool.execution', 'McpServer._registeredTools'] as const;
 
 /** Which of {@link SDK_SEAMS} this McpServer (with one tool registered as `tool`) lacks. */
 export function missingSeams(server: McpServer, tool: RegisteredTool): string[] {
@@ -25,8 +25,18 @@ export function missingSeams(server: McpServer, tool: RegisteredTool): string[] 
     'Server.fallbackRequestHandler': 'fallbackRequestHandler' in protocol,
     'McpServer.resolveScopeChallenge': typeof (server as { resolveScopeChallenge?: unknown }).resolveScopeChallenge === 'function',
     'RegisteredTool.execution': 'execution' in tool,
+    'McpServer._registeredTools': typeof (server as unknown as ToolRegistry)._registeredTools === 'object',
   };
   return SDK_SEAMS.filter((seam) => !present[seam]);
+}
+
+interface ToolRegistry {
+  _registeredTools?: Record<string, unknown>;
+}
+
+/** The names of the tools registered on the McpServer so far (its own, which win over proxied ones of the same name). */
+export function registeredToolNames(server: McpServer): ReadonlySet<string> {
+  return new Set(Object.keys((server as unknown as ToolRegistry)._registeredTools ?? {}));
 }
 
 /** The name the McpServer was built with (`new McpServer({ name })`). */
@@ -41,14 +51,26 @@ export function serverNameOf(server: McpServer): string | undefined {
  * returns the handler that serves `tools/call` from the fallback handler (answered unwrapped).
  */
 export function takeOverToolsCall(server: McpServer, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
+  takeOverRequest(server, 'tools/call', build);
+}
+
+/**
+ * Serves `tools/list` with the handler `build` returns from the McpServer's own one, outside the
+ * SDK's result validation (the proxied tools carry the upstream's JSON Schemas as they came).
+ */
+export function takeOverToolsList(server: McpServer, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
+  takeOverRequest(server, 'tools/list', build);
+}
+
+function takeOverRequest(server: McpServer, method: string, build: (own: SdkRequestHandler) => SdkRequestHandler): void {
   const protocol = server.server as unknown as ProtocolInternals;
-  const own = protocol._getRequestHandler?.('tools/call');
-  if (!own) throw new Error('@mcp-tasks/server: the McpServer has no tools/call handler (register a tool first)');
-  server.server.removeRequestHandler('tools/call');
+  const own = protocol._getRequestHandler?.(method);
+  if (!own) throw new Error(`@mcp-tasks/server: the McpServer has no ${method} handler (register a tool first)`);
+  server.server.removeRequestHandler(method);
   const handle = build(own);
   const previous = protocol.fallbackRequestHandler;
   protocol.fallbackRequestHandler = async (request, ctx) => {
-    if (request.method === 'tools/call') return handle(request, ctx);
+    if (request.method === method) return handle(request, ctx);
     if (previous) return previous(request, ctx);
     throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   };

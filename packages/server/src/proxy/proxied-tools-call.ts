@@ -1,0 +1,154 @@
+import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, toTaskView, type JsonObject, type TaskRef } from '@mcp-tasks/core';
+import { inputRequired, type InputRequiredResult, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
+import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
+import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import type { HandlerDeps } from '../handlers/handler-deps.js';
+import type { MountedTool } from './mounted-tool.js';
+import type { PendingRelays } from './pending-relays.js';
+import { unwrapUpstreamState, wrapUpstreamState } from './proxy-request-state.js';
+import type { RelayArgs } from './relay-task.js';
+import { upstreamTraceContext } from './trace-context.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamTask } from './upstream-client.js';
+import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
+import type { UpstreamMount } from './upstream-mount.js';
+
+/** How long a request waits for its relay run to journal the upstream task before giving the task up. */
+const JOURNAL_MS = 15_000;
+
+/** What {@link proxiedToolsCall} needs besides the handler deps. */
+export interface ProxiedCallDeps extends HandlerDeps {
+  readonly pending: PendingRelays;
+  readonly maxArgumentBytes: number;
+  readonly execute: (args: unknown, ctx: never) => Promise<JsonObject>;
+  /** Whether this server makes tasks at all (`McpTasks` option `tasks`). */
+  readonly tasks: boolean;
+}
+
+/**
+ * A `tools/call` of an upstream's tool. Arguments are checked against the upstream's schema
+ * first. With the extension declared, the owner's slot is reserved (the proxy's own task row,
+ * quota checked atomically) before the call goes upstream; the upstream then answers at once
+ * (relayed inline, the reservation given up), asks for input on the request (relayed as this
+ * proxy's `input_required`, the reservation given up), or makes a task, which the reserved task
+ * mirrors from then on. Over quota (or draining) the call goes upstream without the extension, as
+ * a local optional tool runs inline; an upstream that then insists on a task (-32021) is refused
+ * with -32600, as a local required tool is.
+ */
+export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMount, tool: MountedTool, rawArgs: unknown, ctx: ServerContext): Promise<Result> {
+  const args = tool.parseArguments(rawArgs, deps.maxArgumentBytes);
+  const clientCapabilities = clientCapabilitiesOf(ctx);
+  const callerMeta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
+  const base: UpstreamCallOptions = {
+    tasks: false,
+    ...(clientCapabilities === undefined ? {} : { clientCapabilities: clientCapabilities as JsonObject }),
+    traceContext: upstreamTraceContext(callerMeta),
+    ...retryOf(mount, ctx),
+  };
+  if (!deps.tasks || !declaresTasksExtension(ctx)) {
+    let outcome: UpstreamCallOutcome;
+    try {
+      outcome = await mount.client.callTool(tool.upstream.name, args, base);
+    } catch (error) {
+      // The upstream's tool runs only as a task: the same -32021 a local required tool gives.
+      if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) throw missingTasksCapability(`tool ${tool.exposed}`);
+      throw error;
+    }
+    // A task nobody asked for has nobody to follow it: it is not left running upstream.
+    if (outcome.kind === 'task') await cancelUpstream(mount, outcome.task);
+    return relayInline(mount, outcome, tool);
+  }
+
+  const owner = await deps.ownerOf(ctx);
+  const relayArgs: RelayArgs = { upstream: mount.name, tool: tool.upstream.name, arguments: args };
+  let reserved: TaskRef;
+  let view: ReturnType<typeof toTaskView>;
+  try {
+    const record = await deps.runtime.start({
+      owner,
+      tool: tool.exposed,
+      args: relayArgs,
+      resumable: true,
+      ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+      execute: deps.execute as never,
+    });
+    reserved = { taskId: record.taskId, owner };
+    view = toTaskView(record);
+  } catch (error) {
+    if (!(error instanceof QuotaExceededError || error instanceof RuntimeDrainingError)) throw error;
+    return overQuota(mount, tool, args, base, error);
+  }
+
+  let outcome: UpstreamCallOutcome;
+  try {
+    outcome = await mount.client.callTool(tool.upstream.name, args, { ...base, tasks: true });
+  } catch (error) {
+    await giveUp(deps, reserved);
+    throw error;
+  }
+  if (outcome.kind !== 'task') {
+    await giveUp(deps, reserved);
+    return relayInline(mount, outcome, tool);
+  }
+  deps.pending.settle(reserved.taskId, { kind: 'task', task: outcome.task });
+  if (!(await deps.pending.journaled(reserved.taskId, JOURNAL_MS))) {
+    // The upstream made a task the proxy cannot keep (its row ended, or cannot be written): no
+    // upstream task is left behind, and the call is refused.
+    await cancelUpstream(mount, outcome.task);
+    await deps.runtime.cancel(reserved).catch(() => undefined);
+    throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
+  }
+  return { resultType: 'task', ...view };
+}
+
+/** Over quota: sent without the extension, so an optional upstream tool runs inline. */
+async function overQuota(mount: UpstreamMount, tool: MountedTool, args: JsonObject, base: UpstreamCallOptions, refusal: QuotaExceededError | RuntimeDrainingError): Promise<Result> {
+  let outcome: UpstreamCallOutcome;
+  try {
+    outcome = await mount.client.callTool(tool.upstream.name, args, base);
+  } catch (error) {
+    if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) {
+      throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
+    }
+    throw error;
+  }
+  if (outcome.kind === 'task') {
+    // The upstream made a task although none was asked for: it cannot be kept within the quota.
+    await cancelUpstream(mount, outcome.task);
+    throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
+  }
+  return relayInline(mount, outcome, tool);
+}
+
+function relayInline(mount: UpstreamMount, outcome: Exclude<UpstreamCallOutcome, { kind: 'task' }> | UpstreamCallOutcome, tool: MountedTool): Result {
+  if (outcome.kind === 'result') return outcome.result;
+  if (outcome.kind === 'input_required') {
+    return inputRequired({
+      inputRequests: outcome.inputRequests as unknown as NonNullable<InputRequiredResult['inputRequests']>,
+      requestState: wrapUpstreamState(mount.name, outcome.requestState),
+    });
+  }
+  throw new UpstreamError(mount.name, `made a task of ${tool.exposed} that was not asked for`);
+}
+
+/** The retry's answers and the upstream's state of the previous round, when this is a retry. */
+function retryOf(mount: UpstreamMount, ctx: ServerContext): Pick<UpstreamCallOptions, 'inputResponses' | 'requestState'> {
+  const inputResponses = ctx.mcpReq.inputResponses;
+  const state = unwrapUpstreamState(mount.name, ctx.mcpReq.requestState());
+  return {
+    ...(inputResponses && Object.keys(inputResponses).length > 0 ? { inputResponses: inputResponses as JsonObject } : {}),
+    ...(state === undefined ? {} : { requestState: state }),
+  };
+}
+
+/** Ends a reservation the upstream did not make a task for: its run stops before calling anything. */
+async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
+  await deps.runtime.cancel(reserved).catch((error: unknown) => console.error(`mcp-tasks: giving up reserved task ${reserved.taskId} failed: ${logSafe(error)}`));
+  deps.pending.settle(reserved.taskId, { kind: 'none' });
+}
+
+async function cancelUpstream(mount: UpstreamMount, task: UpstreamTask): Promise<void> {
+  await mount.client.cancelTask(task.taskId).catch((error: unknown) => {
+    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+  });
+}

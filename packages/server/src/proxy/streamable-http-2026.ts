@@ -1,0 +1,204 @@
+import { ErrorCode, type JsonObject } from '@mcp-tasks/core';
+import { TASKS_EXTENSION } from '../capability/tasks-extension.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './upstream-client.js';
+import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
+
+const REVISION = '2026-07-28';
+/** Largest upstream answer read, so a misbehaving upstream cannot cost the proxy unbounded memory. */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+
+/** Options of {@link StreamableHttp2026Client}. */
+export interface StreamableHttp2026Options {
+  /** The mounted upstream's name: what errors say instead of its URL. */
+  readonly name: string;
+  readonly url: string;
+  /** The bearer token the proxy presents upstream (its own credential, never the caller's). */
+  readonly token?: string;
+  /** How long one upstream request may take. Default 30 000 ms. */
+  readonly timeoutMs?: number;
+  /** What the proxy calls itself upstream. */
+  readonly clientInfo?: { name: string; version: string };
+}
+
+/**
+ * An upstream speaking 2026-07-28 over Streamable HTTP: stateless requests, each with its
+ * `_meta` envelope and routing headers, answered as JSON or as an SSE stream.
+ */
+export class StreamableHttp2026Client implements UpstreamClient {
+  readonly revision = REVISION;
+  readonly #options: StreamableHttp2026Options;
+  #nextId = 1;
+
+  constructor(options: StreamableHttp2026Options) {
+    this.#options = options;
+  }
+
+  async listTools(): Promise<UpstreamTool[]> {
+    const tools: UpstreamTool[] = [];
+    let cursor: string | undefined;
+    // Bounded: a cursor loop that never ends is an upstream fault, not a reason to hang.
+    for (let page = 0; page < 50; page += 1) {
+      const result = await this.#request('tools/list', cursor === undefined ? {} : { cursor }, { tasks: false });
+      const listed = result['tools'];
+      if (!Array.isArray(listed)) throw this.#garbage('tools/list has no tools array');
+      for (const tool of listed) {
+        if (!isObject(tool) || typeof tool['name'] !== 'string' || !isObject(tool['inputSchema'])) throw this.#garbage('a listed tool has no name or inputSchema');
+        tools.push({
+          name: tool['name'],
+          inputSchema: tool['inputSchema'],
+          ...(typeof tool['title'] === 'string' ? { title: tool['title'] } : {}),
+          ...(typeof tool['description'] === 'string' ? { description: tool['description'] } : {}),
+          ...(isObject(tool['outputSchema']) ? { outputSchema: tool['outputSchema'] } : {}),
+          ...(isObject(tool['annotations']) ? { annotations: tool['annotations'] } : {}),
+        });
+      }
+      cursor = typeof result['nextCursor'] === 'string' ? result['nextCursor'] : undefined;
+      if (cursor === undefined) return tools;
+    }
+    throw this.#garbage('tools/list did not end after 50 pages');
+  }
+
+  async callTool(name: string, args: JsonObject, options: UpstreamCallOptions): Promise<UpstreamCallOutcome> {
+    const params: JsonObject = {
+      name,
+      arguments: args,
+      ...(options.inputResponses === undefined ? {} : { inputResponses: options.inputResponses }),
+      ...(options.requestState === undefined ? {} : { requestState: options.requestState }),
+    };
+    const result = await this.#request('tools/call', params, options);
+    const type = result['resultType'];
+    if (type === 'task') return { kind: 'task', task: this.#task(result) };
+    if (type === 'input_required') {
+      if (!isObject(result['inputRequests'])) throw this.#garbage('an input_required result has no inputRequests');
+      return {
+        kind: 'input_required',
+        inputRequests: result['inputRequests'] as Record<string, JsonObject>,
+        ...(typeof result['requestState'] === 'string' ? { requestState: result['requestState'] } : {}),
+      };
+    }
+    if (!Array.isArray(result['content'])) throw this.#garbage('a tools/call result has no content');
+    return { kind: 'result', result };
+  }
+
+  async getTask(taskId: string): Promise<UpstreamTask | undefined> {
+    try {
+      return this.#task(await this.#request('tasks/get', { taskId }, { tasks: true }));
+    } catch (error) {
+      // The extension answers an unknown (or expired) task with -32602.
+      if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidParams) return undefined;
+      throw error;
+    }
+  }
+
+  async updateTask(taskId: string, inputResponses: JsonObject): Promise<void> {
+    await this.#request('tasks/update', { taskId, inputResponses }, { tasks: true });
+  }
+
+  async cancelTask(taskId: string): Promise<void> {
+    await this.#request('tasks/cancel', { taskId }, { tasks: true });
+  }
+
+  #task(result: JsonObject): UpstreamTask {
+    const { taskId, status } = result;
+    if (typeof taskId !== 'string' || typeof status !== 'string' || !TASK_STATUSES.has(status)) throw this.#garbage('a task has no taskId or a status it does not define');
+    return {
+      taskId,
+      status: status as UpstreamTask['status'],
+      ...(typeof result['statusMessage'] === 'string' ? { statusMessage: result['statusMessage'] } : {}),
+      ...(typeof result['pollIntervalMs'] === 'number' ? { pollIntervalMs: result['pollIntervalMs'] } : {}),
+      ...(isObject(result['inputRequests']) ? { inputRequests: result['inputRequests'] as Record<string, JsonObject> } : {}),
+      ...(isObject(result['result']) ? { result: result['result'] } : {}),
+      ...(isObject(result['error']) && typeof result['error']['code'] === 'number' && typeof result['error']['message'] === 'string'
+        ? { error: result['error'] as JsonObject & { code: number; message: string } }
+        : {}),
+    };
+  }
+
+  async #request(method: string, params: JsonObject, options: Pick<UpstreamCallOptions, 'tasks' | 'clientCapabilities' | 'traceContext'>): Promise<JsonObject> {
+    const { name, url, token, timeoutMs = 30_000, clientInfo = { name: 'mcp-tasks-proxy', version: '0.1.0' } } = this.#options;
+    const capabilities: JsonObject = { ...(options.clientCapabilities ?? {}) };
+    delete capabilities['extensions'];
+    if (options.tasks) capabilities['extensions'] = { [TASKS_EXTENSION]: {} };
+    const id = this.#nextId++;
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...(options.traceContext ?? {}),
+          'io.modelcontextprotocol/protocolVersion': REVISION,
+          'io.modelcontextprotocol/clientInfo': clientInfo,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': REVISION,
+      'mcp-method': method,
+    };
+    const routed = method === 'tools/call' ? params['name'] : method.startsWith('tasks/') ? params['taskId'] : undefined;
+    if (typeof routed === 'string') headers['mcp-name'] = routed;
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    let text: string;
+    let contentType: string;
+    let status: number;
+    try {
+      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      status = response.status;
+      contentType = response.headers.get('content-type') ?? '';
+      text = await readBounded(response);
+    } catch (error) {
+      if (error instanceof UpstreamError) throw error;
+      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+      throw new UpstreamError(name, timedOut ? `${method} did not answer within ${timeoutMs} ms` : `${method} could not reach the upstream`);
+    }
+    if (status === 401 || status === 403) throw new UpstreamError(name, `${method} was refused (HTTP ${status}): the proxy's credentials for this upstream are not accepted`);
+    const message = parseMessage(text, contentType, id);
+    if (message === undefined) throw new UpstreamError(name, `${method} answered HTTP ${status} without a JSON-RPC response`);
+    if (isObject(message['error'])) {
+      const error = message['error'];
+      if (typeof error['code'] !== 'number' || typeof error['message'] !== 'string') throw this.#garbage(`${method} answered a malformed error`);
+      throw new UpstreamRpcError(name, error['code'], error['message'], error['data']);
+    }
+    if (!isObject(message['result'])) throw this.#garbage(`${method} answered no result`);
+    return message['result'];
+  }
+
+  #garbage(what: string): UpstreamError {
+    return new UpstreamError(this.#options.name, `answered something that is not MCP (${what})`);
+  }
+}
+
+async function readBounded(response: Response): Promise<string> {
+  const length = Number(response.headers.get('content-length') ?? '0');
+  if (length > MAX_RESPONSE_BYTES) throw new Error('response too large');
+  const text = await response.text();
+  if (text.length > MAX_RESPONSE_BYTES) throw new Error('response too large');
+  return text;
+}
+
+/** The JSON-RPC response with `id` in a JSON body or an SSE stream; `undefined` when there is none. */
+function parseMessage(text: string, contentType: string, id: number): JsonObject | undefined {
+  const candidates: string[] = contentType.includes('text/event-stream')
+    ? text.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim())
+    : [text];
+  for (const candidate of candidates) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    if (isObject(parsed) && parsed['id'] === id && ('result' in parsed || 'error' in parsed)) return parsed;
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

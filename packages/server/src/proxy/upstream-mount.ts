@@ -1,0 +1,135 @@
+import { logSafe } from '@mcp-tasks/core';
+import { MountedTool } from './mounted-tool.js';
+import { StreamableHttp2025Client } from './streamable-http-2025.js';
+import { StreamableHttp2026Client } from './streamable-http-2026.js';
+import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
+import { UpstreamError } from './upstream-error.js';
+
+/** Options of {@link proxyUpstream}. */
+export interface ProxyUpstreamOptions {
+  /** The upstream's name: what errors and the proxy's task rows call it (never its URL). Letters, digits, `_` and `-`. */
+  readonly name: string;
+  /** Its Streamable HTTP endpoint. */
+  readonly url?: string;
+  /** The bearer token the proxy presents upstream: the proxy's own credential for it. */
+  readonly token?: string;
+  /** The exposed name of an upstream tool. Default: `<name>_<tool>`. */
+  readonly rename?: (tool: string) => string;
+  /** Which upstream tools to serve. Default: all. */
+  readonly filter?: (tool: UpstreamTool) => boolean;
+  /** How long a fetched tool list is served before it is fetched again. Default 60 000 ms. */
+  readonly toolsTtlMs?: number;
+  /** How long one upstream request may take. Default 30 000 ms. */
+  readonly timeoutMs?: number;
+  /** The protocol revision the upstream speaks. Default `2026-07-28` (with the tasks extension). */
+  readonly revision?: '2026-07-28' | '2025-11-25';
+  /** A client of its own, instead of the one built from `url` and `revision`. */
+  readonly client?: UpstreamClient;
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * An upstream MCP server mounted next to a host's own tools: its tools (fetched and cached for a
+ * bounded time), the client that reaches it, and the names it serves them under.
+ */
+export class UpstreamMount {
+  readonly name: string;
+  readonly client: UpstreamClient;
+  readonly #rename: (tool: string) => string;
+  readonly #filter: (tool: UpstreamTool) => boolean;
+  readonly #ttlMs: number;
+  #tools: { readonly at: number; readonly byName: ReadonlyMap<string, MountedTool> } | undefined;
+  #refresh: Promise<ReadonlyMap<string, MountedTool>> | undefined;
+  readonly #listeners: Array<(tools: readonly MountedTool[]) => void> = [];
+
+  constructor(options: ProxyUpstreamOptions) {
+    if (!NAME.test(options.name)) throw new TypeError(`proxyUpstream: name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(options.name)}`);
+    if (!options.client && !options.url) throw new TypeError(`proxyUpstream(${options.name}): pass url (or a client)`);
+    this.name = options.name;
+    const connection = {
+      name: options.name,
+      url: options.url!,
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    this.client = options.client ?? (options.revision === '2025-11-25' ? new StreamableHttp2025Client(connection) : new StreamableHttp2026Client(connection));
+    this.#rename = options.rename ?? ((tool) => `${options.name}_${tool}`);
+    this.#filter = options.filter ?? (() => true);
+    this.#ttlMs = options.toolsTtlMs ?? 60_000;
+    if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
+  }
+
+  /** Calls `listener` with the tools each time a list is fetched (the relay registers their names for claiming). */
+  onTools(listener: (tools: readonly MountedTool[]) => void): void {
+    this.#listeners.push(listener);
+    if (this.#tools) listener([...this.#tools.byName.values()]);
+  }
+
+  /**
+   * The mounted tools. Once a list was fetched it is served at once, and fetched again in the
+   * background when older than `toolsTtlMs` (a slow or absent upstream never delays a listing it
+   * can serve from the cache); before that, the first fetch is awaited. One fetch at a time.
+   */
+  async tools(): Promise<ReadonlyMap<string, MountedTool>> {
+    if (this.#tools) {
+      if (Date.now() - this.#tools.at >= this.#ttlMs) this.#refreshing().catch(() => undefined);
+      return this.#tools.byName;
+    }
+    return this.#refreshing();
+  }
+
+  #refreshing(): Promise<ReadonlyMap<string, MountedTool>> {
+    this.#refresh ??= this.#fetch().finally(() => (this.#refresh = undefined));
+    return this.#refresh;
+  }
+
+  /** The mounted tool served as `exposed`, or `undefined` when this upstream serves no such tool. */
+  async find(exposed: string): Promise<MountedTool | undefined> {
+    return (await this.tools()).get(exposed);
+  }
+
+  /**
+   * Fetches the tool list until it succeeds (from `retryMs`, doubling up to a minute), so a node
+   * can claim relays released by a lost node before any request lists tools.
+   */
+  warmUp(retryMs = 2_000): { stop(): void } {
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    let delay = retryMs;
+    const attempt = (): void => {
+      this.tools().catch((error: unknown) => {
+        if (stopped) return;
+        console.error(`mcp-tasks: upstream ${this.name}: tools/list failed, retrying in ${delay} ms: ${logSafe(error instanceof UpstreamError ? error.message : error)}`);
+        timer = setTimeout(attempt, delay);
+        timer.unref();
+        delay = Math.min(delay * 2, 60_000);
+      });
+    };
+    attempt();
+    return {
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
+  }
+
+  async #fetch(): Promise<ReadonlyMap<string, MountedTool>> {
+    const listed = await this.client.listTools();
+    const byName = new Map<string, MountedTool>();
+    for (const tool of listed) {
+      if (!this.#filter(tool)) continue;
+      const exposed = this.#rename(tool.name);
+      if (!byName.has(exposed)) byName.set(exposed, new MountedTool(exposed, tool));
+    }
+    this.#tools = { at: Date.now(), byName };
+    for (const listener of this.#listeners) listener([...byName.values()]);
+    return byName;
+  }
+}
+
+/** Mounts an upstream MCP server's tools: pass the result in `upstreams` of `McpTasks.handler`. */
+export function proxyUpstream(options: ProxyUpstreamOptions): UpstreamMount {
+  return new UpstreamMount(options);
+}

@@ -1,0 +1,121 @@
+import { logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
+import { toProtocolError } from '../errors/to-protocol-error.js';
+import type { HandlerDeps } from '../handlers/handler-deps.js';
+import type { MountedTool } from './mounted-tool.js';
+import { PendingRelays } from './pending-relays.js';
+import { proxiedToolsCall } from './proxied-tools-call.js';
+import { relayExecute, UPSTREAM_TASK_STEP, type JournaledUpstreamTask, type RelayArgs } from './relay-task.js';
+import type { UpstreamMount } from './upstream-mount.js';
+
+/**
+ * The upstreams one handler mounts: their tools for `tools/list`, their calls, and the relay
+ * runs of the tasks they make, which this node registers for claiming as soon as it knows the
+ * tools (so a relay released by a lost node is taken over here).
+ */
+export class UpstreamProxy {
+  readonly #mounts: ReadonlyMap<string, UpstreamMount>;
+  readonly #pending = new PendingRelays();
+  readonly #execute: (args: unknown, ctx: never) => Promise<JsonObject>;
+  readonly #warmUps: Array<{ stop(): void }> = [];
+  readonly #maxArgumentBytes: number;
+
+  readonly #tasks: boolean;
+
+  /** `tasks` false: every call goes upstream without the extension (this server makes no tasks). */
+  constructor(runtime: TaskRuntime, tasks: boolean, mounts: readonly UpstreamMount[], maxArgumentBytes: number) {
+    this.#tasks = tasks;
+    const byName = new Map<string, UpstreamMount>();
+    for (const mount of mounts) {
+      if (byName.has(mount.name)) throw new Error(`McpTasks: two upstreams are named ${mount.name}`);
+      byName.set(mount.name, mount);
+    }
+    this.#mounts = byName;
+    this.#maxArgumentBytes = maxArgumentBytes;
+    this.#execute = relayExecute({ mounts: byName, pending: this.#pending, store: runtime.store }) as never;
+    for (const mount of mounts) {
+      mount.onTools((tools) => {
+        if (!tasks) return;
+        for (const tool of tools) runtime.registerTool(tool.exposed, { resumable: true, execute: this.#execute as never });
+      });
+      this.#warmUps.push(mount.warmUp());
+    }
+  }
+
+  /** The upstream tool served as `name`, if any (its upstream's list fetched when stale). */
+  async find(name: string): Promise<{ mount: UpstreamMount; tool: MountedTool } | undefined> {
+    for (const mount of this.#mounts.values()) {
+      const tool = await mount.find(name).catch(() => undefined);
+      if (tool) return { mount, tool };
+    }
+    return undefined;
+  }
+
+  /** Every mounted tool's listing; an upstream that cannot list its tools is left out (and logged). */
+  async listings(ownNames: ReadonlySet<string>): Promise<JsonObject[]> {
+    const lists = await Promise.all(
+      [...this.#mounts.values()].map(async (mount) => {
+        try {
+          return [...(await mount.tools()).values()];
+        } catch (error) {
+          console.error(`mcp-tasks: upstream ${mount.name}: its tools are not listed: ${logSafe(error instanceof Error ? error.message : error)}`);
+          return [];
+        }
+      }),
+    );
+    // A host's own tool wins over an upstream tool of the same name.
+    return lists.flat().filter((tool) => !ownNames.has(tool.exposed)).map((tool) => tool.listing());
+  }
+
+  /** `tools/call`: an upstream tool's calls are proxied, everything else (the host's own tools, `ownNames`, first) goes to `local`. */
+  route(
+    deps: HandlerDeps,
+    local: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+    ownNames: ReadonlySet<string>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks };
+    return async (request, ctx) => {
+      const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+      const found = typeof params.name === 'string' && !ownNames.has(params.name) ? await this.find(params.name) : undefined;
+      if (!found) return local(request, ctx);
+      try {
+        return await proxiedToolsCall(callDeps, found.mount, found.tool, params.arguments, ctx);
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+    };
+  }
+
+  /**
+   * `tasks/cancel` that also cancels the upstream task of a proxied task, from the journal, on the
+   * node that received the cancel: the relay does it too when it runs, but its node may be gone
+   * and no node may have claimed it yet (a cancelled task is never claimed again).
+   */
+  cancelling(deps: HandlerDeps, cancel: (params: unknown, ctx: ServerContext) => Promise<Result>): (params: unknown, ctx: ServerContext) => Promise<Result> {
+    return async (params, ctx) => {
+      const answer = await cancel(params, ctx);
+      const taskId = (params as { taskId: string }).taskId;
+      void this.#cancelUpstream(deps, { taskId, owner: await deps.ownerOf(ctx) });
+      return answer;
+    };
+  }
+
+  async #cancelUpstream(deps: HandlerDeps, ref: TaskRef): Promise<void> {
+    try {
+      const record = await deps.runtime.store.get(ref);
+      const args = record?.args as Partial<RelayArgs> | null | undefined;
+      const mount = typeof args?.upstream === 'string' ? this.#mounts.get(args.upstream) : undefined;
+      if (!record || record.status !== 'cancelled' || !mount) return;
+      const step = (await deps.runtime.store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
+      const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
+      if (typeof journaled?.taskId === 'string') await mount.client.cancelTask(journaled.taskId, typeof journaled.session === 'string' ? journaled.session : undefined);
+    } catch (error) {
+      console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    }
+  }
+
+  /** Stops fetching tool lists in the background. */
+  stop(): void {
+    for (const warmUp of this.#warmUps) warmUp.stop();
+  }
+}
