@@ -235,6 +235,28 @@ test('a node starting under a name leaves a namesake that still has a connection
   }
 });
 
+test('a namesake whose last connection closes after the node started is settled at a renewal', async () => {
+  const o = owner();
+  const late = await namesake('n-late');
+  const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: late.nodeId };
+  await survivor.create(task, { maxLive: Infinity });
+  const connection = new pg.Client({ connectionString: database.url, application_name: instanceApplicationName(LEASE_APPLICATION_NAME, late.instanceId) });
+  await connection.connect();
+  const { node, close } = await openNode('n-late', { reaper: false, lease: { leaseMs: 600 } });
+  try {
+    assert.equal(await node.lease!.testSignals.registered.waitOnce(5_000), 0);
+    await node.lease!.testSignals.renewed.waitOnce(5_000);
+    assert.equal((await survivor.get(task))?.status, 'working');
+    // What a SIGKILL does a moment after the successor started: the socket closes.
+    await connection.end();
+    assert.equal(await node.lease!.testSignals.namesakesSettled.waitOnce(5_000), 1);
+    const failed = await survivor.get(task);
+    assert.equal(failed?.error?.message, `The server running this task stopped (node ${late.nodeId} restarted)`);
+  } finally {
+    await close();
+  }
+});
+
 test('a node of an earlier release under the same name (a row without an instance id) is left to its lease', async () => {
   const o = owner();
   await admin.query(

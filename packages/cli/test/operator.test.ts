@@ -112,14 +112,15 @@ describe('the operator commands', { timeout: 120_000 }, () => {
   it('nodes lists each node with its lease age, whether it expired, and its running tasks', async () => {
     const run = await mcpTasks(['nodes', '--json'], db());
     assert.equal(run.code, 0, run.stderr);
-    const nodes = JSON.parse(run.stdout) as { nodeId: string; expired: boolean; running: number; leaseAgeMs: number }[];
-    const node = nodes.find((n) => n.nodeId === 'op-node');
+    const nodes = JSON.parse(run.stdout) as { nodeId: string; name: string; expired: boolean; running: number; leaseAgeMs: number }[];
+    const node = nodes.find((n) => n.name === 'op-node');
+    assert.match(node?.nodeId ?? '', /^op-node\/[0-9a-f]{16}$/, run.stdout);
     assert.ok(node, run.stdout);
     assert.equal(node.expired, false);
     assert.equal(node.running, 1, 'the export still runs');
     assert.ok(node.leaseAgeMs >= 0 && node.leaseAgeMs < 60_000);
     const text = await mcpTasks(['nodes'], db());
-    assert.match(text.stdout, /^op-node\s+\d+(ms|s) ago\s+live\s+1\s/m);
+    assert.match(text.stdout, /^op-node\/[0-9a-f]{16}\s+\d+(ms|s) ago\s+live\s+1\s/m);
   });
 
   it('tasks cancel stops another owner\'s running task as tasks/cancel does, and its owner reads that an operator cancelled it', async () => {

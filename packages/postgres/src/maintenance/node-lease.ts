@@ -60,8 +60,16 @@ export class NodeLease {
   readonly nodeId: string;
   readonly identity: NodeIdentity;
   readonly config: Required<NodeLeaseConfig>;
-  /** Test signals: each renewal (the new expiry), each lost lease, each registration. */
-  readonly testSignals = { renewed: new TestSignal<Date>(), lost: new TestSignal<number>(), registered: new TestSignal<number>() };
+  /**
+   * Test signals: each renewal (the new expiry), each lost lease, each registration (the tasks of
+   * gone namesakes it settled), each renewal that settled tasks of gone namesakes (how many).
+   */
+  readonly testSignals = {
+    renewed: new TestSignal<Date>(),
+    lost: new TestSignal<number>(),
+    registered: new TestSignal<number>(),
+    namesakesSettled: new TestSignal<number>(),
+  };
   readonly #connection: LeaseConnection;
   readonly #context: SqlContext;
   readonly #logger: MaintenanceLogger;
@@ -70,6 +78,7 @@ export class NodeLease {
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> | undefined;
+  #settling: Promise<void> | undefined;
   /** The `performance.now()` until which the lease surely holds: when its last good renewal was sent, plus `leaseMs`. */
   #validUntil = 0;
   #abandoned = false;
@@ -102,7 +111,9 @@ export class NodeLease {
     await this.#register();
     this.#state = 'held';
     this.#schedule();
-    this.testSignals.registered.signal(await this.#settleGoneNamesakes());
+    const settling = this.#settleGoneNamesakes();
+    this.#settling = settling.then(() => undefined).finally(() => (this.#settling = undefined));
+    this.testSignals.registered.signal(await settling);
   }
 
   /** Stops renewing and releases the lease (another node's reaper settles what is still live). */
@@ -111,6 +122,7 @@ export class NodeLease {
     this.#state = 'released';
     clearTimeout(this.#timer);
     await this.#renewing?.catch(() => undefined);
+    await this.#settling;
     if (held && this.#startedAt) {
       await releaseNodeLease(this.#context, this.nodeId, this.#startedAt).catch((error: unknown) =>
         this.#logger.warn(`releasing the lease of node ${this.nodeId} failed; it expires on its own`, error),
@@ -152,6 +164,15 @@ export class NodeLease {
       this.#validUntil = sentAt + this.config.leaseMs;
       this.#abandoned = false;
       this.testSignals.renewed.signal(expiresAt);
+      // A namesake killed just before this process started may have had a connection still open
+      // then (the database notices a closed socket a moment later): look again, rather than leave
+      // its tasks to its lease. Beside the renewals, not before the next one: the connection is
+      // a pool of one, so a renewal waits for one statement at most.
+      this.#settling ??= this.#settleGoneNamesakes()
+        .then((settled) => {
+          if (settled > 0) this.testSignals.namesakesSettled.signal(settled);
+        })
+        .finally(() => (this.#settling = undefined));
       return;
     }
     // Lost: expired before this renewal (a pause longer than the lease, the database unreachable)

@@ -41,7 +41,10 @@ export interface OperatorCancelResult {
 
 /** One node of `nodes`, by its lease row. */
 export interface OperatorNodeSummary {
+  /** The process: `<name>/<instance id>` (an earlier release's node: its name alone). */
   readonly nodeId: string;
+  /** The configured name (`NODE_ID`), shared by a process and its successors; null for an earlier release's node. */
+  readonly name: string | null;
   readonly startedAt: Date;
   readonly renewedAt: Date;
   readonly leaseExpiresAt: Date;

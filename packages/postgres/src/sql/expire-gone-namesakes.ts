@@ -21,7 +21,8 @@ export async function expireGoneNamesakes(context: SqlContext, self: NodeIdentit
        AND n.node_id <> ${self.nodeId}
        AND n.instance_id IS NOT NULL
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity AS a
-                        WHERE a.application_name = ANY (SELECT prefix || ':' || n.instance_id
+                        WHERE a.datname = current_database()
+                          AND a.application_name = ANY (SELECT prefix || ':' || n.instance_id
                                                           FROM unnest(${applicationNames}::text[]) AS prefix))
     RETURNING n.node_id
   `.execute(context.db);
