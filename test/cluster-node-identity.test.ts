@@ -49,9 +49,6 @@ describe('node processes that share one NODE_ID', () => {
     // Runs of several leases: processes taking one lease from each other fail them within one.
     const taskIds = [await startTask(first.url, 'slow_compute', { seconds: 5 }), await startTask(second.url, 'slow_compute', { seconds: 5 })];
     await eventually(async () => (await metric(first.base, 'mcp_tasks_running')) === 1 && (await metric(second.base, 'mcp_tasks_running')) === 1, 10_000, 'each twin runs its task');
-    const held = await leases('twin');
-    assert.equal(held.length, 2, JSON.stringify(held));
-    assert.ok(held.every((lease) => lease.held && /^twin\/[0-9a-f]{16}$/.test(lease.node_id)), JSON.stringify(held));
     for (const taskId of taskIds) {
       const done = await waitFor(first.url, taskId, (task) => task['status'] !== 'working', 30_000);
       assert.equal(done['status'], 'completed', `${JSON.stringify(done)}\n${first.output()}\n${second.output()}`);
@@ -60,9 +57,11 @@ describe('node processes that share one NODE_ID', () => {
       assert.equal((await fetch(`${node.base}/healthz`)).status, 200);
       assert.equal((await fetch(`${node.base}/readyz`)).status, 200);
     }
-    // Neither lost its lease to the other on the way.
-    assert.deepEqual((await leases('twin')).map((lease) => [lease.node_id, lease.held]), held.map((lease) => [lease.node_id, true]));
+    // Two leases, one per process, and neither lost its lease to the other on the way.
     assert.doesNotMatch(first.output() + second.output(), /lost its lease/);
+    const held = await leases('twin');
+    assert.equal(held.length, 2, JSON.stringify(held));
+    assert.ok(held.every((lease) => lease.held && /^twin\/[0-9a-f]{16}$/.test(lease.node_id)), JSON.stringify(held));
     for (const node of [first, second]) node.child.kill('SIGTERM');
     assert.deepEqual(await within(Promise.all([first.exited, second.exited]), 30_000, 'the twins to drain'), [0, 0]);
   });
@@ -101,9 +100,9 @@ describe('node processes that share one NODE_ID', () => {
     const failed = await waitFor(successor.url, taskId, (task) => task['status'] !== 'working', 5_000);
     assert.equal(failed['status'], 'failed');
     assert.equal(JSON.stringify(failed).includes(`The server running this task stopped (node ${deadId} restarted)`), true, JSON.stringify(failed));
+    // The dead process's lease is ended (a reaper may already have forgotten it, nothing of it being live).
     const rows = await leases('lazarus');
-    assert.equal(rows.length, 2, JSON.stringify(rows));
-    assert.deepEqual(rows.find((row) => row.node_id === deadId)?.held, false, 'the dead process\'s lease is ended');
-    assert.equal(rows.find((row) => row.node_id !== deadId)?.held, true, 'the successor holds a lease of its own');
+    assert.ok(rows.filter((row) => row.node_id === deadId).every((row) => !row.held), JSON.stringify(rows));
+    assert.deepEqual(rows.filter((row) => row.node_id !== deadId).map((row) => row.held), [true], 'the successor holds a lease of its own');
   });
 });
