@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderReport } from './report.js';
 import { runDelivery } from './scenarios/delivery.js';
+import { runHostileListens } from './scenarios/hostile-listens.js';
 import { runHttpEndToEnd } from './scenarios/http-end-to-end.js';
 import { runMemory } from './scenarios/memory.js';
 import { runQuota } from './scenarios/quota.js';
@@ -40,6 +41,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [6], run: runQuota },
   { numbers: [7], run: runMemory },
   { numbers: [8], run: runRequestPath },
+  { numbers: [9], run: runHostileListens },
 ];
 
 const started = performance.now();

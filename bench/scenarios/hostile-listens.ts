@@ -1,0 +1,156 @@
+// Scenario 9, hostile listens: one node of three is flooded with subscriptions/listen requests
+// that name 100 task ids nobody owns, from attacker owners, while a victim's tasks wait for input
+// on that node. Its lease must hold (no task fails), the victim's reads must stay fast, and the
+// node's memory must come back once the flood ends.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { percentile } from '../stats.js';
+import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
+import { startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
+import { listenOnce, unknownTaskId, type FloodCounts } from '../support/listen-flood.js';
+import { rpc } from '../support/mcp-client.js';
+import { alwaysEqualTo, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
+
+/** Attacker owners, and listen loops per owner: more loops than an owner's stream cap (16), so it is reached. */
+const ATTACKERS = 1;
+const LOOPS_PER_ATTACKER = 64;
+const IDS_PER_LISTEN = 100;
+/** How long each acked stream is held before it is dropped and the next one opened. */
+const HOLD_MS = 200;
+const VICTIM_TASKS = 20;
+/** The victim's tasks/get rate on the flooded node, open loop. */
+const VICTIM_READS_PER_S = 20;
+/** As in the finding that found lease starvation: a short lease shows a starved renewal soonest. */
+const LEASE_MS = 3_000;
+
+const attackerToken = (i: number) => `attacker-${i}`;
+const VICTIM_TOKEN = 'victim';
+
+export async function runHostileListens(context: BenchContext): Promise<ScenarioResult> {
+  const floodMs = context.quick ? 3_000 : 30_000;
+  const baselineMs = context.quick ? 2_000 : 10_000;
+  const settleMs = context.quick ? 5_000 : 60_000;
+  const dir = await mkdtemp(path.join(tmpdir(), 'mcp-tasks-bench-listens-'));
+  const tokens: Record<string, { sub: string; clientId: string; scopes: string[] }> = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] } };
+  for (let i = 0; i < ATTACKERS; i += 1) tokens[attackerToken(i)] = { sub: `attacker-${i}`, clientId: 'bench', scopes: [] };
+  const tokensPath = path.join(dir, 'tokens.json');
+  await writeFile(tokensPath, JSON.stringify(tokens));
+  // The node's default limits (the per-owner rate limit, the stream caps): what a deployment runs.
+  const env = { MCP_TASKS_TOKENS: tokensPath, MCP_TASKS_LEASE_MS: String(LEASE_MS), MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_RATE_LIMIT: '' };
+  const nodes: DemoNode[] = [];
+  try {
+    nodes.push(await startDemoNode(context.root, context.databaseUrl, 'bench-flooded', env));
+    nodes.push(...(await Promise.all(['bench-peer-1', 'bench-peer-2'].map((name) => startDemoNode(context.root, context.databaseUrl, name, env)))));
+    const flooded = nodes[0]!;
+    const series = { failed: [] as number[], baselineP99: [] as number[], floodP99: [] as number[], p99Ratio: [] as number[], rssBefore: [] as number[], rssAfter: [] as number[], rssRatio: [] as number[], listens: [] as number[], acked: [] as number[] };
+    // Warm-up: the code paths of listens and reads, so the memory before holds the loaded code.
+    await flood(flooded.url, context.quick ? 500 : 3_000);
+    for (let run = 0; run < context.runs; run += 1) {
+      // Running on the flooded node through the baseline, the flood and a lease after it.
+      const victimTasks = await createRunningTasks(flooded.url, VICTIM_TASKS, Math.ceil((baselineMs + floodMs + LEASE_MS) / 1000) + 3);
+      const read = async (i: number) => void (await rpc(flooded.url, 'tasks/get', { taskId: victimTasks[i % victimTasks.length]! }, VICTIM_TOKEN));
+      const baseline = await openLoop(VICTIM_READS_PER_S, baselineMs, read);
+      const rssBefore = await rssMiB(flooded.process.pid!);
+      const [counts, during] = await Promise.all([flood(flooded.url, floodMs), openLoop(VICTIM_READS_PER_S, floodMs, read)]);
+      // A lost lease shows up within a lease: wait one out before counting failures.
+      await sleep(LEASE_MS);
+      const statuses = await Promise.all(victimTasks.map(async (taskId) => (await rpc(nodes[1]!.url, 'tasks/get', { taskId }, VICTIM_TOKEN)).result?.['status']));
+      const completed = await waitForStatuses(nodes[2]!.url, victimTasks, 'completed', 30_000);
+      // Still running after the flood, then completed: the node kept its lease and its runs.
+      const failed = statuses.filter((status) => status !== 'working').length + (VICTIM_TASKS - completed);
+      await sleep(settleMs);
+      const rssAfter = await rssMiB(flooded.process.pid!);
+      const baselineP99 = percentile(baseline, 99);
+      const floodP99 = percentile(during, 99);
+      series.failed.push(failed);
+      series.baselineP99.push(baselineP99);
+      series.floodP99.push(floodP99);
+      series.p99Ratio.push(floodP99 / baselineP99);
+      series.rssBefore.push(rssBefore);
+      series.rssAfter.push(rssAfter);
+      series.rssRatio.push(rssAfter / rssBefore);
+      const listens = counts.acked + counts.refused + counts.errors;
+      series.listens.push(listens / (floodMs / 1000));
+      series.acked.push(counts.acked);
+      context.log(
+        `  run ${run + 1}: ${listens} listens (${counts.acked} acked, ${counts.refused} refused, ${counts.errors} errors); ` +
+          `victim tasks/get p99 ${baselineP99.toFixed(1)} → ${floodP99.toFixed(1)} ms; RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB; ${failed} victim tasks failed`,
+      );
+    }
+    const metrics: Metric[] = [
+      { name: 'victim tasks that failed (or could not be answered and completed)', unit: 'tasks', values: series.failed, target: alwaysEqualTo(0), digits: 0 },
+      { name: 'victim tasks/get p99 during the flood ÷ without it', unit: '×', values: series.p99Ratio, target: atMost(3), digits: 2 },
+      { name: 'victim tasks/get p99 without the flood', unit: 'ms', values: series.baselineP99, digits: 1 },
+      { name: 'victim tasks/get p99 during the flood', unit: 'ms', values: series.floodP99, digits: 1 },
+      { name: `flooded node RSS ${settleMs / 1000} s after the flood ÷ before it`, unit: '×', values: series.rssRatio, target: atMost(1.2), digits: 2 },
+      { name: 'flooded node RSS before the flood', unit: 'MiB', values: series.rssBefore, digits: 0 },
+      { name: `flooded node RSS ${settleMs / 1000} s after the flood`, unit: 'MiB', values: series.rssAfter, digits: 0 },
+      { name: 'hostile listens answered (acked or refused)', unit: 'listens/s', values: series.listens, digits: 0 },
+      { name: 'hostile listens acked (streams opened)', unit: 'streams', values: series.acked, digits: 0 },
+    ];
+    return {
+      number: 9,
+      title: 'Hostile listens: one node of three flooded while a victim\'s tasks wait',
+      method:
+        `Three demo nodes (their own processes, bearer tokens from a token table, a ${LEASE_MS / 1000} s lease, the default limits: ` +
+        `the per-owner rate limit and the listen stream caps). A victim owner starts ${VICTIM_TASKS} \`slow_compute\` tasks on the first node ` +
+        `that run there until after the flood, and reads them with \`tasks/get\` on that node at ${VICTIM_READS_PER_S}/s (open loop) for ${baselineMs / 1000} s ` +
+        `without a flood, then for ${floodMs / 1000} s while ${ATTACKERS} attacker owner × ${LOOPS_PER_ATTACKER} loops open \`subscriptions/listen\` ` +
+        `streams on it naming ${IDS_PER_LISTEN} unknown task ids each (a new connection each), hold each ${HOLD_MS} ms after its ack and open the next ` +
+        `(past the owner's stream cap or rate a listen is refused). A lease after the flood the victim's tasks are read on another node ` +
+        `(each must still be working: the node kept its lease) and must then complete. The load generator shares the machine with the nodes ` +
+        `and PostgreSQL. The flooded node's RSS (/proc) just before the flood and ${settleMs / 1000} s after it` +
+        `${context.quick ? ' (quick mode: the full run waits a minute)' : ''}.`,
+      metrics,
+      notes: [],
+    };
+  } finally {
+    await Promise.all(nodes.map((node) => stopDemoNode(node)));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The hostile listens for `durationMs`. */
+async function flood(url: string, durationMs: number): Promise<FloodCounts> {
+  const counts: FloodCounts = { acked: 0, refused: 0, errors: 0 };
+  await closedLoopFor(ATTACKERS * LOOPS_PER_ATTACKER, durationMs, (loop) =>
+    listenOnce(url, attackerToken(loop % ATTACKERS), Array.from({ length: IDS_PER_LISTEN }, unknownTaskId), HOLD_MS, counts),
+  );
+  return counts;
+}
+
+async function createRunningTasks(url: string, count: number, seconds: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds, label: `victim-${i}` } }, VICTIM_TOKEN);
+    const taskId = created.result?.['taskId'];
+    if (typeof taskId !== 'string') throw new Error(`tools/call did not make a task: ${JSON.stringify(created)}`);
+    ids.push(taskId);
+  }
+  return ids;
+}
+
+/** How many of `taskIds` reached `status` within `timeoutMs`. */
+async function waitForStatuses(url: string, taskIds: readonly string[], status: string, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let reached = 0;
+  for (const taskId of taskIds) {
+    for (;;) {
+      if ((await rpc(url, 'tasks/get', { taskId }, VICTIM_TOKEN)).result?.['status'] === status) {
+        reached += 1;
+        break;
+      }
+      if (performance.now() > deadline) break;
+      await sleep(20);
+    }
+  }
+  return reached;
+}
+
+/** A process's resident set (VmRSS in /proc/PID/status), MiB. */
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+  return kib / 1024;
+}
