@@ -1,5 +1,5 @@
 // Scenario 9, hostile listens: one node of three is flooded with subscriptions/listen requests
-// that name 100 task ids nobody owns, from attacker owners, while a victim's tasks wait for input
+// that name 100 task ids nobody owns, from an attacker owner, while a victim's tasks run
 // on that node. Its lease must hold (no task fails), the victim's reads must stay fast, and the
 // node's memory must come back once the flood ends.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
