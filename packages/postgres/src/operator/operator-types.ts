@@ -4,6 +4,7 @@ import type { TaskRecord, TaskStatus } from '@mcp-tasks/core';
 export interface OperatorTaskFilter {
   readonly status?: TaskStatus;
   readonly tool?: string;
+  /** A process (`<name>/<instance id>`), or a name (`NODE_ID`): the tasks of every process of that name. */
   readonly nodeId?: string;
   /** The owner's subject (the token's `sub`, or the host's scope without authorization). */
   readonly ownerSubject?: string;
