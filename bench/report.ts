@@ -24,7 +24,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   6: 'Quota: concurrent creators across three nodes',
   7: 'Memory: tasks waiting for input',
   8: 'The request path beside its ceiling: one node and a bare server',
-  9: 'Hostile listens: one node of three flooded while a victim\'s tasks wait',
+  9: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
 };
 
 export function renderReport(report: Report): string {
