@@ -2,20 +2,21 @@
 // that name 100 task ids nobody owns, from an attacker owner, while a victim's tasks run
 // on that node. Its lease must hold (no task fails), the victim's reads must stay fast, and the
 // node's memory must come back once the flood ends.
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { median, percentile } from '../stats.js';
-import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
+import { openLoop, sleep } from '../support/concurrency.js';
 import { startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
-import { listenOnce, unknownTaskId, type FloodCounts } from '../support/listen-flood.js';
+import type { FloodCounts } from '../support/listen-flood.js';
 import { rpc } from '../support/mcp-client.js';
 import { cpuMs, rssMiB } from '../support/proc-stats.js';
 import { alwaysEqualTo, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 
-/** Attacker owners, and listen loops per owner: more loops than an owner's stream cap (16), so it is reached. */
-const ATTACKERS = 1;
-const LOOPS_PER_ATTACKER = 64;
+/** The attacker's listen loops: more than an owner's stream cap (16), so it is reached. */
+const LOOPS = 64;
 const IDS_PER_LISTEN = 100;
 /** How long each acked stream is held before it is dropped and the next one opened. */
 const HOLD_MS = 200;
@@ -25,7 +26,7 @@ const VICTIM_READS_PER_S = 20;
 /** As in the finding that found lease starvation: a short lease shows a starved renewal soonest. */
 const LEASE_MS = 3_000;
 
-const attackerToken = (i: number) => `attacker-${i}`;
+const ATTACKER_TOKEN = 'attacker';
 const VICTIM_TOKEN = 'victim';
 
 export async function runHostileListens(context: BenchContext): Promise<ScenarioResult> {
@@ -33,8 +34,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
   const baselineMs = context.quick ? 2_000 : 10_000;
   const settleMs = context.quick ? 5_000 : 60_000;
   const dir = await mkdtemp(path.join(tmpdir(), 'mcp-tasks-bench-listens-'));
-  const tokens: Record<string, { sub: string; clientId: string; scopes: string[] }> = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] } };
-  for (let i = 0; i < ATTACKERS; i += 1) tokens[attackerToken(i)] = { sub: `attacker-${i}`, clientId: 'bench', scopes: [] };
+  const tokens = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] }, [ATTACKER_TOKEN]: { sub: 'attacker', clientId: 'bench', scopes: [] } };
   const tokensPath = path.join(dir, 'tokens.json');
   await writeFile(tokensPath, JSON.stringify(tokens));
   // The node's default limits (the per-owner rate limit, the stream caps): what a deployment runs.
@@ -44,9 +44,9 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
     nodes.push(await startDemoNode(context.root, context.databaseUrl, 'bench-flooded', env));
     nodes.push(...(await Promise.all(['bench-peer-1', 'bench-peer-2'].map((name) => startDemoNode(context.root, context.databaseUrl, name, env)))));
     const flooded = nodes[0]!;
-    const series = { failed: [] as number[], baselineP99: [] as number[], floodP99: [] as number[], p99Ratio: [] as number[], rssBefore: [] as number[], rssAfter: [] as number[], rssRatio: [] as number[], listens: [] as number[], acked: [] as number[], refused: [] as number[], cpuShare: [] as number[], cpuPerRequest: [] as number[] };
+    const series = { failed: [] as number[], baselineP99: [] as number[], floodP99: [] as number[], p99Ratio: [] as number[], rssBefore: [] as number[], rssAfter: [] as number[], rssRatio: [] as number[], listens: [] as number[], acked: [] as number[], refused: [] as number[], cpuShare: [] as number[], cpuPerRequest: [] as number[], healthP99: [] as number[] };
     // Warm-up: the code paths of listens and reads, so the memory before holds the loaded code.
-    await flood(flooded.url, context.quick ? 500 : 3_000);
+    await flood(context.root, flooded.url, context.quick ? 500 : 3_000);
     for (let run = 0; run < context.runs; run += 1) {
       // Running on the flooded node through the baseline, the flood and a lease after it.
       const victimTasks = await createRunningTasks(flooded.url, VICTIM_TASKS, Math.ceil((baselineMs + floodMs + LEASE_MS) / 1000) + 3);
@@ -54,7 +54,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       const baseline = await openLoop(VICTIM_READS_PER_S, baselineMs, read);
       const rssBefore = await rssMiB(flooded.process.pid!);
       const cpuBefore = await cpuMs(flooded.process.pid!);
-      const [counts, during] = await Promise.all([flood(flooded.url, floodMs), openLoop(VICTIM_READS_PER_S, floodMs, read)]);
+      const [counts, during, health] = await Promise.all([flood(context.root, flooded.url, floodMs), openLoop(VICTIM_READS_PER_S, floodMs, read), openLoop(VICTIM_READS_PER_S, floodMs, () => healthz(flooded.url))]);
       const floodCpuMs = (await cpuMs(flooded.process.pid!)) - cpuBefore;
       // A lost lease shows up within a lease: wait one out before counting failures.
       await sleep(LEASE_MS);
@@ -78,6 +78,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       series.acked.push(counts.acked);
       series.refused.push(counts.refused);
       series.cpuShare.push(floodCpuMs / floodMs);
+      series.healthP99.push(percentile(health, 99));
       series.cpuPerRequest.push(floodCpuMs / (listens + during.length));
       context.log(
         `  run ${run + 1}: ${listens} listens (${counts.acked} acked, ${counts.refused} refused, ${counts.errors} errors); ` +
@@ -95,6 +96,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       { name: 'hostile listens answered (acked or refused)', unit: 'listens/s', values: series.listens, digits: 0 },
       { name: 'hostile listens acked (streams opened)', unit: 'streams', values: series.acked, digits: 0 },
       { name: 'hostile listens refused (stream cap, rate limit)', unit: 'listens', values: series.refused, digits: 0 },
+      { name: '/healthz p99 on the flooded node during the flood (no database, no auth: the event loop\'s queue)', unit: 'ms', values: series.healthP99, digits: 1 },
       { name: 'flooded node CPU during the flood', unit: 'cores', values: series.cpuShare, digits: 2 },
       { name: 'flooded node CPU per request during the flood (listens and the victim\'s reads)', unit: 'ms', values: series.cpuPerRequest, digits: 2 },
     ];
@@ -102,7 +104,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
     if (median(series.p99Ratio) > 3) {
       notes.push(
         `The victim's p99 grows with the attacker's concurrency, not with any one listen's cost (the CPU per request above): ` +
-          `one node answers on one event loop, and the ${ATTACKERS * LOOPS_PER_ATTACKER} listens the attacker keeps in flight are queued ahead ` +
+          `one node answers on one event loop, and the ${LOOPS} listens the attacker keeps in flight are queued ahead ` +
           `of each of the victim's reads. The per-owner rate limit bounds an owner's requests per second and the stream caps its open ` +
           `streams, but nothing bounds its requests in flight: a per-owner cap on requests in flight, refused before the SDK as the ` +
           `rate limit is, would bound that queue (not built yet). The machine's load (shared cores, see the environment) lengthens every wait in it.`,
@@ -115,7 +117,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
         `Three demo nodes (their own processes, bearer tokens from a token table, a ${LEASE_MS / 1000} s lease, the default limits: ` +
         `the per-owner rate limit and the listen stream caps). A victim owner starts ${VICTIM_TASKS} \`slow_compute\` tasks on the first node ` +
         `that run there until after the flood, and reads them with \`tasks/get\` on that node at ${VICTIM_READS_PER_S}/s (open loop) for ${baselineMs / 1000} s ` +
-        `without a flood, then for ${floodMs / 1000} s while ${ATTACKERS} attacker owner × ${LOOPS_PER_ATTACKER} loops open \`subscriptions/listen\` ` +
+        `without a flood, then for ${floodMs / 1000} s while one attacker owner, in a process of its own, runs ${LOOPS} loops that open \`subscriptions/listen\` ` +
         `streams on it naming ${IDS_PER_LISTEN} unknown task ids each (a new connection each), hold each ${HOLD_MS} ms after its ack and open the next ` +
         `(past the owner's stream cap or rate a listen is refused). A lease after the flood the victim's tasks are read on another node ` +
         `(each must still be working: the node kept its lease) and must then complete. The load generator shares the machine with the nodes ` +
@@ -130,13 +132,35 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
   }
 }
 
-/** The hostile listens for `durationMs`. */
-async function flood(url: string, durationMs: number): Promise<FloodCounts> {
-  const counts: FloodCounts = { acked: 0, refused: 0, errors: 0 };
-  await closedLoopFor(ATTACKERS * LOOPS_PER_ATTACKER, durationMs, (loop) =>
-    listenOnce(url, attackerToken(loop % ATTACKERS), Array.from({ length: IDS_PER_LISTEN }, unknownTaskId), HOLD_MS, counts),
-  );
-  return counts;
+/** One GET /healthz of the node serving `url`. */
+function healthz(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http.get(new URL('/healthz', url), (response) => {
+      response.resume();
+      response.on('end', () => resolve());
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** The hostile listens for `durationMs`, from a child process (bench/scenarios/listen-flood-child.ts). */
+async function flood(root: string, url: string, durationMs: number): Promise<FloodCounts> {
+  const env = { ...process.env, URL: url, TOKEN: ATTACKER_TOKEN, LOOPS: String(LOOPS), DURATION_MS: String(durationMs), IDS: String(IDS_PER_LISTEN), HOLD_MS: String(HOLD_MS) };
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', path.join('bench', 'scenarios', 'listen-flood-child.ts')], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), durationMs + 60_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  const line = stdout.trim().split('\n').at(-1);
+  if (code !== 0 || !line) throw new Error(`the flood process exited with ${code}: ${stderr}`);
+  return JSON.parse(line) as FloodCounts;
 }
 
 async function createRunningTasks(url: string, count: number, seconds: number): Promise<string[]> {
