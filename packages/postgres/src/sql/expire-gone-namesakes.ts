@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { NodeIdentity } from '../node/node-identity.js';
+import { isLive } from '../schema/task-predicates.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
@@ -20,6 +21,9 @@ export async function expireGoneNamesakes(context: SqlContext, self: NodeIdentit
      WHERE n.name = ${self.name}
        AND n.node_id <> ${self.nodeId}
        AND n.instance_id IS NOT NULL
+       -- An ended lease with nothing live left needs nothing (the reaper forgets the row).
+       AND (n.lease_expires_at > clock_timestamp()
+            OR EXISTS (SELECT 1 FROM ${context.tasks} AS t WHERE t.node_id = n.node_id AND ${isLive}))
        AND NOT EXISTS (SELECT 1 FROM pg_stat_activity AS a
                         WHERE a.datname = current_database()
                           AND a.application_name = ANY (SELECT prefix || ':' || n.instance_id
