@@ -25,6 +25,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   7: 'Memory: tasks waiting for input',
   8: 'The request path beside its ceiling: one node and a bare server',
   9: 'Durable work: claim latency, journaled steps, the claim path',
+  10: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
 };
 
 export function renderReport(report: Report): string {

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { renderReport } from './report.js';
 import { runDelivery } from './scenarios/delivery.js';
 import { runDurableWork } from './scenarios/durable-work.js';
+import { runHostileListens } from './scenarios/hostile-listens.js';
 import { runHttpEndToEnd } from './scenarios/http-end-to-end.js';
 import { runMemory } from './scenarios/memory.js';
 import { runQuota } from './scenarios/quota.js';
@@ -42,6 +43,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [7], run: runMemory },
   { numbers: [8], run: runRequestPath },
   { numbers: [9], run: runDurableWork },
+  { numbers: [10], run: runHostileListens },
 ];
 
 const started = performance.now();

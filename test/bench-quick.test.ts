@@ -27,7 +27,7 @@ test('npm run bench -- --quick writes a document with every scenario section', {
     assert.match(document, /\| Machine \| .+ cores/);
     assert.match(document, /`shared_buffers` = /);
     assert.match(document, /npm run bench -- --quick/);
-    for (let section = 1; section <= 9; section += 1) {
+    for (let section = 1; section <= 10; section += 1) {
       const heading = new RegExp(`^## ${section}\\. .+$`, 'm');
       assert.match(document, heading, `section ${section}`);
       const body = document.slice(document.search(heading)).split(/^## /m)[1]!;

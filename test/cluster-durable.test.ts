@@ -37,7 +37,8 @@ describe('durable work on three node processes', { timeout: 120_000 }, () => {
     return node;
   };
   const row = async (taskId: string) =>
-    (await admin.query(`SELECT node_id, attempt, handovers FROM mcp_tasks.tasks WHERE id = $1`, [taskId])).rows[0] as { node_id: string | null; attempt: number; handovers: number };
+    // The node's name: a task records the process (`<NODE_ID>/<instance id>`).
+    (await admin.query(`SELECT split_part(node_id, '/', 1) AS node_id, attempt, handovers FROM mcp_tasks.tasks WHERE id = $1`, [taskId])).rows[0] as { node_id: string | null; attempt: number; handovers: number };
 
   before(async () => {
     database = await createTestDatabase();
@@ -167,7 +168,7 @@ describe('run capacity on three node processes (MCP_TASKS_MAX_RUNS=2)', { timeou
     assert.ok(most <= 2, `a node ran ${most} at once`);
     assert.ok(mostHeld <= 2, `a node held ${mostHeld} at once`);
     assert.equal(most, 2, 'the nodes ran at capacity');
-    const { rows } = await admin.query(`SELECT node_id, count(*)::int AS n FROM mcp_tasks.tasks WHERE id = ANY($1) GROUP BY node_id ORDER BY node_id`, [taskIds]);
+    const { rows } = await admin.query(`SELECT split_part(node_id, '/', 1) AS node_id, count(*)::int AS n FROM mcp_tasks.tasks WHERE id = ANY($1) GROUP BY 1 ORDER BY 1`, [taskIds]);
     assert.deepEqual(rows.map((r) => r.node_id), ['cap-1', 'cap-2', 'cap-3'], JSON.stringify(rows));
   });
 });

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { newTaskId, TaskRuntime, type NewTask, type TaskContext, type TaskOwner } from '@mcp-tasks/core';
-import { leaseErrorText, PostgresTaskNode, PostgresTaskStore, type PostgresTaskNodeOptions } from '@mcp-tasks/postgres';
+import {
+  instanceApplicationName,
+  LEASE_APPLICATION_NAME,
+  leaseErrorText,
+  LISTENER_APPLICATION_NAME,
+  PostgresTaskNode,
+  PostgresTaskStore,
+  type PostgresTaskNodeOptions,
+} from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
@@ -63,14 +71,15 @@ async function expireLease(nodeId: string): Promise<void> {
   await admin.query(`UPDATE mcp_tasks.nodes SET lease_expires_at = now() - interval '1 second' WHERE node_id = $1`, [nodeId]);
 }
 
-test('the runtime records its node\'s id on its tasks, and refuses another one', async () => {
+test('the runtime records its node\'s id, the name and an instance id of this process, and refuses another one', async () => {
   const { store, node, close } = await openNode('n-ids', { reaper: false });
   try {
     const runtime = new TaskRuntime({ store, node });
-    assert.equal(runtime.nodeId, 'n-ids');
+    assert.match(runtime.nodeId, /^n-ids\/[0-9a-f]{16}$/);
+    assert.equal(runtime.nodeId, node.nodeId);
     assert.throws(() => new TaskRuntime({ store, node, nodeId: 'other' }), /differs from the node's id/);
-    const { rows } = await admin.query(`SELECT lease_ms::int AS lease_ms FROM mcp_tasks.nodes WHERE node_id = 'n-ids'`);
-    assert.equal(rows[0].lease_ms, 30_000);
+    const { rows } = await admin.query(`SELECT lease_ms::int AS lease_ms, name, instance_id FROM mcp_tasks.nodes WHERE node_id = $1`, [node.nodeId]);
+    assert.deepEqual(rows[0], { lease_ms: 30_000, name: 'n-ids', instance_id: node.identity.instanceId });
   } finally {
     await close();
   }
@@ -82,7 +91,7 @@ test('a node renews its lease every third of it, and releases it on close', asyn
   const second = await node.lease!.testSignals.renewed.waitOnce(2_000);
   assert.ok(second > first);
   await close();
-  const { rows } = await admin.query(`SELECT lease_expires_at <= now() AS expired FROM mcp_tasks.nodes WHERE node_id = 'n-renew'`);
+  const { rows } = await admin.query(`SELECT lease_expires_at <= now() AS expired FROM mcp_tasks.nodes WHERE node_id = $1`, [node.nodeId]);
   assert.equal(rows[0].expired, true);
 });
 
@@ -111,14 +120,14 @@ test('tasks of a node whose lease expired fail with the lease error; a completed
     await waitUntil(async () => waiting !== undefined && (await store.get(done))?.status === 'completed');
     await waitUntil(async () => node.listener!.state === 'listening');
 
-    await expireLease('n-dead');
+    await expireLease(node.nodeId);
     const result = await survivorNode.reaper!.runOnce();
     assert.equal(result.ran, true);
     assert.equal(result.failed, 1);
     const failed = await survivor.get(waiting);
     assert.equal(failed?.status, 'failed');
-    assert.deepEqual(failed?.error, { code: -32603, message: leaseErrorText('n-dead', 'lease expired') });
-    assert.equal(failed?.error?.message, 'The server running this task stopped (node n-dead lease expired)');
+    assert.deepEqual(failed?.error, { code: -32603, message: leaseErrorText(node.nodeId, 'lease expired') });
+    assert.equal(failed?.error?.message, `The server running this task stopped (node ${node.nodeId} lease expired)`);
     assert.equal((await survivor.get(done))?.status, 'completed');
     // The node is alive (a long pause, not a crash): the reaper's cancel aborts its run, and the
     // run's own outcome loses its compare-and-set.
@@ -129,7 +138,7 @@ test('tasks of a node whose lease expired fail with the lease error; a completed
     // Its next renewal finds the lease lost and starts a new one.
     await node.lease!.renewOnce();
     assert.equal(await node.lease!.testSignals.lost.waitOnce(1_000), 0);
-    const { rows } = await admin.query(`SELECT lease_expires_at > now() AS held FROM mcp_tasks.nodes WHERE node_id = 'n-dead'`);
+    const { rows } = await admin.query(`SELECT lease_expires_at > now() AS held FROM mcp_tasks.nodes WHERE node_id = $1`, [node.nodeId]);
     assert.equal(rows[0].held, true);
   } finally {
     await runtime.close();
@@ -161,7 +170,7 @@ test('the reaper pages through many tasks by id, and forgets the node once nothi
 test('tasks of a node without a lease row, or with a live lease, are left alone', async () => {
   const o = owner();
   const orphan: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'never-leased' };
-  const mine: NewTask = { ...orphan, taskId: newTaskId(), nodeId: 'survivor' };
+  const mine: NewTask = { ...orphan, taskId: newTaskId(), nodeId: survivorNode.nodeId };
   await survivor.create(orphan, { maxLive: Infinity });
   await survivor.create(mine, { maxLive: Infinity });
   await survivorNode.reaper!.runOnce();
@@ -169,18 +178,99 @@ test('tasks of a node without a lease row, or with a live lease, are left alone'
   assert.equal((await survivor.get(mine))?.status, 'working');
 });
 
-test('a node restarting under the same id fails what its previous incarnation left live', async () => {
+/** A lease row of another process named `name`, as it registered: live for a minute. */
+async function namesake(name: string): Promise<{ nodeId: string; instanceId: string }> {
+  const instanceId = randomUUID().replaceAll('-', '').slice(0, 16);
+  const nodeId = `${name}/${instanceId}`;
+  await admin.query(
+    `INSERT INTO mcp_tasks.nodes (node_id, started_at, renewed_at, lease_expires_at, lease_ms, name, instance_id)
+     VALUES ($1, now(), now(), now() + interval '1 minute', 60000, $2, $3)`,
+    [nodeId, name, instanceId],
+  );
+  return { nodeId, instanceId };
+}
+
+test('a node starting under a name fails at once what a namesake left live once none of its connections is open', async () => {
   const o = owner();
-  const left: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'n-restart' };
+  const gone = await namesake('n-restart');
+  const left: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: gone.nodeId };
   await survivor.create(left, { maxLive: Infinity });
   const { node, close } = await openNode('n-restart', { reaper: false });
   try {
-    assert.equal(await node.lease!.testSignals.registered.waitOnce(1_000), 1);
+    assert.equal(await node.lease!.testSignals.registered.waitOnce(5_000), 1);
+    assert.notEqual(node.nodeId, gone.nodeId);
     const task = await survivor.get(left);
     assert.equal(task?.status, 'failed');
-    assert.equal(task?.error?.message, 'The server running this task stopped (node n-restart restarted)');
+    assert.equal(task?.error?.message, `The server running this task stopped (node ${gone.nodeId} restarted)`);
+    const { rows } = await admin.query(`SELECT lease_expires_at <= now() AS ended FROM mcp_tasks.nodes WHERE node_id = $1`, [gone.nodeId]);
+    assert.equal(rows[0].ended, true, 'the gone namesake\'s lease is ended too');
   } finally {
     await close();
+  }
+});
+
+test('a node starting under a name leaves a namesake that still has a connection open alone, and its lease too', async () => {
+  const o = owner();
+  for (const role of [LEASE_APPLICATION_NAME, LISTENER_APPLICATION_NAME]) {
+    const alive = await namesake('n-overlap');
+    const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: alive.nodeId };
+    await survivor.create(task, { maxLive: Infinity });
+    // What the namesake's process keeps open while it runs: one of its own connections.
+    const connection = new pg.Client({ connectionString: database.url, application_name: instanceApplicationName(role, alive.instanceId) });
+    await connection.connect();
+    try {
+      const { node, close } = await openNode('n-overlap', { reaper: false });
+      try {
+        assert.equal(await node.lease!.testSignals.registered.waitOnce(5_000), 0, role);
+        assert.equal((await survivor.get(task))?.status, 'working', role);
+        const { rows } = await admin.query(`SELECT lease_expires_at > now() AS held FROM mcp_tasks.nodes WHERE node_id = $1`, [alive.nodeId]);
+        assert.equal(rows[0].held, true, role);
+      } finally {
+        await close();
+      }
+    } finally {
+      await connection.end();
+    }
+    await survivor.finish(task, { status: 'completed', result: { content: [] } });
+  }
+});
+
+test('a namesake whose last connection closes after the node started is settled at a renewal', async () => {
+  const o = owner();
+  const late = await namesake('n-late');
+  const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: late.nodeId };
+  await survivor.create(task, { maxLive: Infinity });
+  const connection = new pg.Client({ connectionString: database.url, application_name: instanceApplicationName(LEASE_APPLICATION_NAME, late.instanceId) });
+  await connection.connect();
+  const { node, close } = await openNode('n-late', { reaper: false, lease: { leaseMs: 600 } });
+  try {
+    assert.equal(await node.lease!.testSignals.registered.waitOnce(5_000), 0);
+    await node.lease!.testSignals.renewed.waitOnce(5_000);
+    assert.equal((await survivor.get(task))?.status, 'working');
+    // What a SIGKILL does a moment after the successor started: the socket closes.
+    await connection.end();
+    assert.equal(await node.lease!.testSignals.namesakesSettled.waitOnce(5_000), 1);
+    const failed = await survivor.get(task);
+    assert.equal(failed?.error?.message, `The server running this task stopped (node ${late.nodeId} restarted)`);
+  } finally {
+    await close();
+  }
+});
+
+test('a node of an earlier release under the same name (a row without an instance id) is left to its lease', async () => {
+  const o = owner();
+  await admin.query(
+    `INSERT INTO mcp_tasks.nodes (node_id, started_at, renewed_at, lease_expires_at, lease_ms) VALUES ('n-upgrade', now(), now(), now() + interval '1 minute', 60000)`,
+  );
+  const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: 'n-upgrade' };
+  await survivor.create(task, { maxLive: Infinity });
+  const { node, close } = await openNode('n-upgrade', { reaper: false });
+  try {
+    assert.equal(await node.lease!.testSignals.registered.waitOnce(5_000), 0);
+    assert.equal((await survivor.get(task))?.status, 'working');
+  } finally {
+    await close();
+    await survivor.finish(task, { status: 'completed', result: { content: [] } });
   }
 });
 

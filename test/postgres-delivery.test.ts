@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type TaskContext, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
-import { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
+import { instanceApplicationName, LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
@@ -123,7 +123,7 @@ describe('delivery between nodes', () => {
     const { ref, aborted } = await startWaitingTask();
     clusterA.listener!.testSignals.reconnected.clear();
     const killed = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
-      LISTENER_APPLICATION_NAME,
+      instanceApplicationName(LISTENER_APPLICATION_NAME, clusterA.identity.instanceId),
     ]);
     assert.ok(killed.rowCount! >= 1);
     await clusterA.listener!.testSignals.reconnected.waitOnce(5_000);
@@ -138,7 +138,7 @@ describe('delivery between nodes', () => {
     clusterA.listener!.testSignals.reconnected.clear();
     clusterA.listener!.testSignals.connectionLost.clear();
     await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [
-      LISTENER_APPLICATION_NAME,
+      instanceApplicationName(LISTENER_APPLICATION_NAME, clusterA.identity.instanceId),
     ]);
     await clusterA.listener!.testSignals.connectionLost.waitOnce(5_000);
     const sent = performance.now();

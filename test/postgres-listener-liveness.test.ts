@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type TaskContext } from '@mcp-tasks/core';
-import { LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
+import { instanceApplicationName, LISTENER_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
@@ -76,7 +76,7 @@ describe('a listener whose backend freezes', () => {
     await clusterA.listener!.testSignals.listening.waitOnce(5_000);
     const { rows } = await admin.query<{ pid: number }>(
       'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
-      [LISTENER_APPLICATION_NAME],
+      [instanceApplicationName(LISTENER_APPLICATION_NAME, clusterA.identity.instanceId)],
     );
     assert.equal(rows.length, 1, 'one LISTEN connection for the node');
     clusterA.listener!.testSignals.reconnected.clear();

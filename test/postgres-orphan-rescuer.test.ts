@@ -55,8 +55,8 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
       // The runtime retries the write for about 5 s, then gives up; a rescue round follows.
       await statusWithin(ref, 'failed', 15_000);
       const task = await store.get(ref);
-      assert.deepEqual(task?.error, { code: -32603, message: orphanErrorText('node-r') });
-      assert.equal(task?.statusMessage, orphanErrorText('node-r'));
+      assert.deepEqual(task?.error, { code: -32603, message: orphanErrorText(node.nodeId) });
+      assert.equal(task?.statusMessage, orphanErrorText(node.nodeId));
       assert.ok((flaky.failures.get('finish') ?? 0) >= 2, 'the runtime tried to write the outcome');
     } finally {
       flaky.heal();
@@ -102,7 +102,7 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
 
   test('a resumable task that no run on its node holds is released for any node to claim, not failed', async () => {
     const task = await store.create(
-      { taskId: `t${randomUUID().replaceAll('-', '')}`, owner: owner(), tool: 'x', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: 'node-r', resumable: true },
+      { taskId: `t${randomUUID().replaceAll('-', '')}`, owner: owner(), tool: 'x', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: node.nodeId, resumable: true },
       { maxLive: Infinity },
     );
     const started = Date.now();
@@ -112,6 +112,6 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
     }
     const released = await store.get(task);
     assert.deepEqual([released?.status, released?.nodeId], ['working', null]);
-    assert.equal(released?.statusMessage, `Resuming: ${orphanErrorText('node-r')}`);
+    assert.equal(released?.statusMessage, `Resuming: ${orphanErrorText(node.nodeId)}`);
   });
 });

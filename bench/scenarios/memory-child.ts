@@ -39,7 +39,7 @@ for (let i = 0; i < 50; i += 1) {
 await waitForWaiting(50);
 for (const ref of warm) await runtime.cancel(ref);
 while (runtime.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-await admin.query('DELETE FROM mcp_tasks.tasks WHERE node_id = $1', [nodeId]);
+await admin.query('DELETE FROM mcp_tasks.tasks WHERE node_id = $1', [node.nodeId]);
 
 const before = await collect();
 const started = performance.now();
@@ -84,7 +84,7 @@ process.exit(0);
 async function waitForWaiting(expected: number): Promise<void> {
   const deadline = Date.now() + 300_000;
   for (;;) {
-    const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM mcp_tasks.tasks WHERE node_id = $1 AND status = 'input_required'`, [nodeId]);
+    const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM mcp_tasks.tasks WHERE node_id = $1 AND status = 'input_required'`, [node.nodeId]);
     if (rows[0]!.n >= expected) return;
     if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${expected} tasks are waiting`);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -2,7 +2,7 @@
 import http from 'node:http';
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-const META = {
+export const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'mcp-tasks-bench', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
@@ -20,9 +20,10 @@ export interface RpcReply {
   readonly error?: { code: number; message: string };
 }
 
-/** One request, declaring the tasks extension; reads a JSON or an SSE reply. */
-export async function rpc(url: string, method: string, params: Record<string, unknown>): Promise<RpcReply> {
+/** One request, declaring the tasks extension (with `token` as its bearer token, if given); reads a JSON or an SSE reply. */
+export async function rpc(url: string, method: string, params: Record<string, unknown>, token?: string): Promise<RpcReply> {
   const headers: Record<string, string> = {
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': '2026-07-28',

@@ -69,7 +69,7 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.equal((await list('--older-than', '0s')).length, 3);
     const text = await mcpTasks(['tasks', 'list'], db());
     assert.match(text.stdout, /^TASK\s+STATUS\s+TOOL\s+OWNER\s+NODE\s+AGE\s+UPDATED\s+MESSAGE$/m);
-    assert.match(text.stdout, new RegExp(`^${ids['bobConfirm']}\\s+input_required\\s+confirm_delete\\s+bob\\s+op-node\\s`, 'm'));
+    assert.match(text.stdout, new RegExp(`^${ids['bobConfirm']}\\s+input_required\\s+confirm_delete\\s+bob\\s+op-node\\/[0-9a-f]{16}\\s`, 'm'));
     const bad = await mcpTasks(['tasks', 'list', '--status', 'stuck'], db());
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--status must be working, input_required, completed, failed or cancelled/);
@@ -93,7 +93,7 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.match(shown.stdout, /status\s+completed/);
     assert.match(shown.stdout, /tool\s+confirm_delete/);
     assert.match(shown.stdout, /owner\s+bob \(client app-b/);
-    assert.match(shown.stdout, /node\s+op-node/);
+    assert.match(shown.stdout, /node\s+op-node\/[0-9a-f]{16}/);
     assert.match(shown.stdout, /confirm {2}elicitation\/create, request keys method, params; \d+ bytes \(--reveal shows it\); answered: keys action, content; \d+ bytes/);
     assert.match(shown.stdout, /result\s+keys content(, \w+)*; \d+ bytes \(--reveal shows it\)/);
     assert.doesNotMatch(shown.stdout, /bob-private|Deleted/, 'neither the question nor the result shows');
@@ -118,14 +118,15 @@ describe('the operator commands', { timeout: 120_000 }, () => {
   it('nodes lists each node with its lease age, whether it expired, and its running tasks', async () => {
     const run = await mcpTasks(['nodes', '--json'], db());
     assert.equal(run.code, 0, run.stderr);
-    const nodes = JSON.parse(run.stdout) as { nodeId: string; expired: boolean; running: number; leaseAgeMs: number }[];
-    const node = nodes.find((n) => n.nodeId === 'op-node');
+    const nodes = JSON.parse(run.stdout) as { nodeId: string; name: string; expired: boolean; running: number; leaseAgeMs: number }[];
+    const node = nodes.find((n) => n.name === 'op-node');
+    assert.match(node?.nodeId ?? '', /^op-node\/[0-9a-f]{16}$/, run.stdout);
     assert.ok(node, run.stdout);
     assert.equal(node.expired, false);
     assert.equal(node.running, 1, 'the export still runs');
     assert.ok(node.leaseAgeMs >= 0 && node.leaseAgeMs < 60_000);
     const text = await mcpTasks(['nodes'], db());
-    assert.match(text.stdout, /^op-node\s+\d+(ms|s) ago\s+live\s+1\s/m);
+    assert.match(text.stdout, /^op-node\/[0-9a-f]{16}\s+\d+(ms|s) ago\s+live\s+1\s/m);
   });
 
   it('tasks cancel stops another owner\'s running task as tasks/cancel does, and its owner reads that an operator cancelled it', async () => {
@@ -133,7 +134,7 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.ok((await metric(demo.base, 'mcp_tasks_running')) >= 1, 'the export runs');
     const run = await mcpTasks(['tasks', 'cancel', ids['aliceExport']!], db());
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`Operator cancel: task ${ids['aliceExport']} \\(tool export, owner alice, node op-node\\) is cancelled`));
+    assert.match(run.stdout, new RegExp(`Operator cancel: task ${ids['aliceExport']} \\(tool export, owner alice, node op-node\\/[0-9a-f]{16}\\) is cancelled`));
     const task = await status('alice', ids['aliceExport']!);
     assert.equal(task['status'], 'cancelled');
     assert.equal(task['statusMessage'], 'Cancelled by an operator');

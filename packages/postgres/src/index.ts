@@ -1,6 +1,8 @@
 export { DEFAULT_CONNECTION_TIMEOUT_MS, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
 export { PostgresTaskNode, type PostgresTaskNodeOptions } from './node/postgres-task-node.js';
 export { LISTENER_APPLICATION_NAME } from './listener/listener-connection.js';
+export { LEASE_APPLICATION_NAME } from './maintenance/lease-connection.js';
+export { instanceApplicationName, MAX_NODE_NAME_LENGTH, type NodeIdentity } from './node/node-identity.js';
 export { migrate, type MigrateResult } from './migrations/migrate.js';
 export { loadMigrations, type Migration } from './migrations/migration-files.js';
 export { migrationStatus, type AppliedMigration, type MigrationStatus } from './migrations/migration-status.js';

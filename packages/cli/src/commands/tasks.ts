@@ -25,7 +25,7 @@ it aborts the run), and its status message reads "Cancelled by an operator".
 ${schemaUsage}
   --status <status>      working, input_required, completed, failed or cancelled
   --tool <name>          tasks of this tool
-  --node <id>            tasks held by this node
+  --node <id>            tasks held by this node (a NODE_ID: every process of that name)
   --owner <subject>      tasks of this owner (the token's subject)
   --older-than <d>       tasks created at least this long ago: 90s, 5m, 2h, 1d
   --limit <n>            at most n tasks (default 50)

@@ -21,6 +21,7 @@ export interface TaskState {
  * that was stopped past its lease and came back, even to the same node id) is fenced off.
  */
 export interface RunClaim {
+  /** The process that runs it: unique per process (a PostgreSQL node's is its name plus an instance id), so two processes never share a claim. */
   readonly nodeId: string;
   readonly attempt: number;
 }

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { MemoryTaskStore, type TaskNode, type TaskStore } from '@mcp-tasks/core';
 import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
 import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
 /** Cluster settings of the PostgreSQL store. */
 export interface OpenStoreOptions {
-  /** The node's id (`NODE_ID`); default: a random one, so every process holds a lease of its own. */
+  /** The node's name (`NODE_ID`); each process adds an instance id to it, so every process holds a lease of its own. Default: `node`. */
   readonly nodeId?: string | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`); default 30 000. */
   readonly leaseMs?: number | undefined;
@@ -40,7 +39,7 @@ export async function openStore(databaseUrl: string | undefined, options: OpenSt
   const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
   try {
     const node = await PostgresTaskNode.start(store, {
-      nodeId: options.nodeId ?? `node-${randomUUID()}`,
+      ...(options.nodeId === undefined ? {} : { nodeId: options.nodeId }),
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
       ...(options.clusterStatsMs === undefined ? {} : { stats: { intervalMs: options.clusterStatsMs } }),
     });

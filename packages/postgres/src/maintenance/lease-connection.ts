@@ -2,9 +2,14 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { TasksDatabase } from '../schema/tasks-table.js';
 import { withExecutor, type SqlContext } from '../sql/sql-context.js';
+import { instanceApplicationName } from '../node/node-identity.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
 
-/** The application_name of the lease connection, so operators can find it in pg_stat_activity. */
+/**
+ * The application_name of the lease connection, followed by `:` and the process's instance id
+ * ({@link instanceApplicationName}), so operators find it in pg_stat_activity and a namesake
+ * sees whether this process is still connected.
+ */
 export const LEASE_APPLICATION_NAME = 'mcp-tasks:lease';
 
 /**
@@ -19,11 +24,11 @@ export class LeaseConnection {
   readonly #db: Kysely<TasksDatabase>;
   readonly context: SqlContext;
 
-  constructor(storePool: pg.Pool, context: SqlContext, timeouts: { statementTimeoutMs: number; connectTimeoutMs: number }, logger: MaintenanceLogger) {
+  constructor(storePool: pg.Pool, context: SqlContext, instanceId: string, timeouts: { statementTimeoutMs: number; connectTimeoutMs: number }, logger: MaintenanceLogger) {
     const { max: _max, min: _min, idleTimeoutMillis: _idle, ...clientConfig } = storePool.options as pg.PoolConfig;
     this.#pool = new pg.Pool({
       ...clientConfig,
-      application_name: LEASE_APPLICATION_NAME,
+      application_name: instanceApplicationName(LEASE_APPLICATION_NAME, instanceId),
       max: 1,
       // Kept open between renewals: reconnecting each time would put a connect on the renewal's path.
       idleTimeoutMillis: 0,

@@ -1,3 +1,6 @@
+import { LISTENER_APPLICATION_NAME } from '../listener/listener-connection.js';
+import type { NodeIdentity } from '../node/node-identity.js';
+import { expireGoneNamesakes } from '../sql/expire-gone-namesakes.js';
 import { failTasksOfNode } from '../sql/fail-tasks-of-node.js';
 import type { LeaseFailureReason } from '../sql/lease-error.js';
 import { registerNode } from '../sql/register-node.js';
@@ -5,7 +8,7 @@ import { releaseNodeLease } from '../sql/release-node-lease.js';
 import { renewNodeLease } from '../sql/renew-node-lease.js';
 import type pg from 'pg';
 import type { SqlContext } from '../sql/sql-context.js';
-import { LeaseConnection } from './lease-connection.js';
+import { LEASE_APPLICATION_NAME, LeaseConnection } from './lease-connection.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
 import { TestSignal } from './test-signal.js';
 import { withDefaults } from './with-defaults.js';
@@ -40,8 +43,13 @@ const MIN_CONNECT_TIMEOUT_MS = 2_000;
  * own; once it expires (a crash, a partition, a long pause) any node's {@link LeaseReaper} fails
  * them.
  *
- * Registering settles an earlier incarnation under the same id: its live tasks are failed
- * ("node X restarted"), since no run of them exists in this process. A renewal is compare-and-set
+ * The lease is this process's alone: its id is the configured name plus an instance id
+ * ({@link NodeIdentity}), so a second process given the same name holds a lease of its own. Registering
+ * settles at once what a namesake that is known to be gone left live ("node X restarted"): one
+ * whose lease and LISTEN connections are all closed (a crash closes them with the process). A
+ * namesake still connected (a predecessor draining) keeps its tasks; they wait for its lease like
+ * any node's. A start never refuses a name that looks taken: after a SIGKILL the old lease
+ * still looks held until it runs out. A renewal is compare-and-set
  * on "not expired and still mine"; when it fails the lease is lost, and the node does what the
  * reaper does, for its own tasks: fails every live task it holds ("node X lease expired"), which
  * then tells the node (`onLost`) to stop every run here at once, and registers afresh. A node that
@@ -50,9 +58,18 @@ const MIN_CONNECT_TIMEOUT_MS = 2_000;
  */
 export class NodeLease {
   readonly nodeId: string;
+  readonly identity: NodeIdentity;
   readonly config: Required<NodeLeaseConfig>;
-  /** Test signals: each renewal (the new expiry), each lost lease, each registration. */
-  readonly testSignals = { renewed: new TestSignal<Date>(), lost: new TestSignal<number>(), registered: new TestSignal<number>() };
+  /**
+   * Test signals: each renewal (the new expiry), each lost lease, each registration (the tasks of
+   * gone namesakes it settled), each renewal that settled tasks of gone namesakes (how many).
+   */
+  readonly testSignals = {
+    renewed: new TestSignal<Date>(),
+    lost: new TestSignal<number>(),
+    registered: new TestSignal<number>(),
+    namesakesSettled: new TestSignal<number>(),
+  };
   readonly #connection: LeaseConnection;
   readonly #context: SqlContext;
   readonly #logger: MaintenanceLogger;
@@ -61,13 +78,13 @@ export class NodeLease {
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
   #renewing: Promise<void> | undefined;
+  #settling: Promise<void> | undefined;
   /** The `performance.now()` until which the lease surely holds: when its last good renewal was sent, plus `leaseMs`. */
   #validUntil = 0;
   #abandoned = false;
 
   /** `pool` is the store's: the lease connects to the same server with the same settings, beside it. */
-  constructor(pool: pg.Pool, context: SqlContext, nodeId: string, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, onLost: () => void = () => {}) {
-    if (typeof nodeId !== 'string' || nodeId.length === 0 || nodeId.length > 256) throw new RangeError('nodeId must be a non-empty string of at most 256 characters');
+  constructor(pool: pg.Pool, context: SqlContext, identity: NodeIdentity, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, onLost: () => void = () => {}) {
     const merged = withDefaults<NodeLeaseConfig>(DEFAULTS, config);
     const renewIntervalMs = merged.renewIntervalMs > 0 ? merged.renewIntervalMs : Math.max(1, Math.floor(merged.leaseMs / 3));
     const statementTimeoutMs = merged.statementTimeoutMs > 0 ? merged.statementTimeoutMs : Math.max(1, Math.floor(renewIntervalMs * 0.8));
@@ -76,8 +93,9 @@ export class NodeLease {
     if (!(Number.isSafeInteger(renewIntervalMs) && renewIntervalMs < this.config.leaseMs)) throw new RangeError('renewIntervalMs must be an integer below leaseMs');
     if (!(Number.isSafeInteger(this.config.batchSize) && this.config.batchSize > 0)) throw new RangeError('batchSize must be a positive integer');
     if (!(Number.isSafeInteger(statementTimeoutMs) && statementTimeoutMs < renewIntervalMs)) throw new RangeError('statementTimeoutMs must be an integer below renewIntervalMs');
-    this.nodeId = nodeId;
-    this.#connection = new LeaseConnection(pool, context, { statementTimeoutMs, connectTimeoutMs: Math.max(MIN_CONNECT_TIMEOUT_MS, statementTimeoutMs) }, logger);
+    this.identity = identity;
+    this.nodeId = identity.nodeId;
+    this.#connection = new LeaseConnection(pool, context, identity.instanceId, { statementTimeoutMs, connectTimeoutMs: Math.max(MIN_CONNECT_TIMEOUT_MS, statementTimeoutMs) }, logger);
     this.#context = this.#connection.context;
     this.#logger = logger;
     this.#onLost = onLost;
@@ -87,14 +105,15 @@ export class NodeLease {
     return this.#state;
   }
 
-  /** Settles an earlier incarnation's tasks, registers the lease and starts renewing it. */
+  /** Registers the lease, settles what gone namesakes left live, and starts renewing. */
   async start(): Promise<void> {
     if (this.#state !== 'idle') return;
-    const settled = await this.#failOwnTasks('restarted');
     await this.#register();
     this.#state = 'held';
-    this.testSignals.registered.signal(settled);
     this.#schedule();
+    const settling = this.#settleGoneNamesakes();
+    this.#settling = settling.then(() => undefined).finally(() => (this.#settling = undefined));
+    this.testSignals.registered.signal(await settling);
   }
 
   /** Stops renewing and releases the lease (another node's reaper settles what is still live). */
@@ -103,6 +122,7 @@ export class NodeLease {
     this.#state = 'released';
     clearTimeout(this.#timer);
     await this.#renewing?.catch(() => undefined);
+    await this.#settling;
     if (held && this.#startedAt) {
       await releaseNodeLease(this.#context, this.nodeId, this.#startedAt).catch((error: unknown) =>
         this.#logger.warn(`releasing the lease of node ${this.nodeId} failed; it expires on its own`, error),
@@ -144,6 +164,15 @@ export class NodeLease {
       this.#validUntil = sentAt + this.config.leaseMs;
       this.#abandoned = false;
       this.testSignals.renewed.signal(expiresAt);
+      // A namesake killed just before this process started may have had a connection still open
+      // then (the database notices a closed socket a moment later): look again, rather than leave
+      // its tasks to its lease. Beside the renewals, not before the next one: the connection is
+      // a pool of one, so a renewal waits for one statement at most.
+      this.#settling ??= this.#settleGoneNamesakes()
+        .then((settled) => {
+          if (settled > 0) this.testSignals.namesakesSettled.signal(settled);
+        })
+        .finally(() => (this.#settling = undefined));
       return;
     }
     // Lost: expired before this renewal (a pause longer than the lease, the database unreachable)
@@ -152,7 +181,7 @@ export class NodeLease {
     // start a new lease.
     let failed: number;
     try {
-      failed = await this.#failOwnTasks('lease expired');
+      failed = await this.#failTasksOf(this.nodeId, 'lease expired');
     } finally {
       this.#abandonRuns();
     }
@@ -163,9 +192,25 @@ export class NodeLease {
 
   async #register(): Promise<void> {
     const sentAt = performance.now();
-    this.#startedAt = (await registerNode(this.#context, this.nodeId, this.config.leaseMs)).startedAt;
+    this.#startedAt = (await registerNode(this.#context, this.identity, this.config.leaseMs)).startedAt;
     this.#validUntil = sentAt + this.config.leaseMs;
     this.#abandoned = false;
+  }
+
+  /**
+   * What gone namesakes left live is failed now; should that fail, their leases run out and a
+   * reaper settles them then, so the start goes on.
+   */
+  async #settleGoneNamesakes(): Promise<number> {
+    let settled = 0;
+    try {
+      for (const nodeId of await expireGoneNamesakes(this.#context, this.identity, [LEASE_APPLICATION_NAME, LISTENER_APPLICATION_NAME])) {
+        settled += await this.#failTasksOf(nodeId, 'restarted');
+      }
+    } catch (error) {
+      this.#logger.warn(`node ${this.nodeId} could not settle the tasks of gone processes named ${this.identity.name}; their leases run out instead`, error);
+    }
+    return settled;
   }
 
   /** Tells the node once per loss, so it stops its runs. */
@@ -175,10 +220,10 @@ export class NodeLease {
     this.#onLost();
   }
 
-  async #failOwnTasks(reason: LeaseFailureReason): Promise<number> {
+  async #failTasksOf(nodeId: string, reason: LeaseFailureReason): Promise<number> {
     let total = 0;
     for (;;) {
-      const count = await failTasksOfNode(this.#context, this.nodeId, reason, this.config.batchSize);
+      const count = await failTasksOfNode(this.#context, nodeId, reason, this.config.batchSize);
       total += count;
       if (count < this.config.batchSize) return total;
     }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FollowedTask, RunRegistry, TaskNode, TaskOwner, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
 import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
 import type { ControlMessage } from '../listener/control-channel.js';
@@ -8,6 +7,7 @@ import { ClusterStatsService, type ClusterStatsConfig } from '../maintenance/clu
 import { LeaseReaper, type LeaseReaperConfig } from '../maintenance/lease-reaper.js';
 import { consoleLogger, type MaintenanceLogger } from '../maintenance/maintenance-logger.js';
 import { NodeLease, type NodeLeaseConfig } from '../maintenance/node-lease.js';
+import { newNodeIdentity, type NodeIdentity } from './node-identity.js';
 import { OrphanRescuer, type OrphanRescuerConfig } from '../maintenance/orphan-rescuer.js';
 import { enableTestSignals } from '../maintenance/test-signal.js';
 import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
@@ -19,7 +19,12 @@ import { readWatchedStates } from '../sql/read-watched-states.js';
  * it off on this node; every one is on by default.
  */
 export interface PostgresTaskNodeOptions {
-  /** This node's id, recorded on the tasks it runs. Default: `node-<random UUID>`. */
+  /**
+   * This node's name (`NODE_ID`): what operators call it, kept by its successors. The process's
+   * id, recorded on its lease and on the tasks it runs, is this name, `/` and a random instance id
+   * ({@link PostgresTaskNode.identity}), so two processes with one name never share a lease.
+   * Default: `node`.
+   */
   readonly nodeId?: string;
   /** The LISTEN connection that carries cancels, answers and followed changes to this node. */
   readonly listener?: ControlListenerConfig | false;
@@ -45,7 +50,9 @@ export interface PostgresTaskNodeOptions {
  * events they bring out to this process's runs and followers. Give it to the runtime as `node`.
  */
 export class PostgresTaskNode implements TaskNode {
+  /** This process's id: `<name>/<instance id>`. */
   readonly nodeId: string;
+  readonly identity: NodeIdentity;
   /** The LISTEN connection (connects on the first watch or follow); `undefined` when switched off. */
   readonly listener: ControlListener | undefined;
   readonly lease: NodeLease | undefined;
@@ -84,9 +91,10 @@ export class PostgresTaskNode implements TaskNode {
     this.#connection = connectionOf(store);
     this.#logger = options.logger ?? consoleLogger;
     this.#fanOut = new TaskFanOut((error, taskId) => this.#logger.error(`a listener of task ${taskId} threw`, error));
-    this.nodeId = options.nodeId ?? `node-${randomUUID()}`;
+    this.identity = newNodeIdentity(options.nodeId ?? 'node');
+    this.nodeId = this.identity.nodeId;
     const { sql, schema, pool } = this.#connection;
-    this.lease = options.lease === false ? undefined : new NodeLease(pool, sql, this.nodeId, this.#logger, options.lease, () => this.#abandonRuns());
+    this.lease = options.lease === false ? undefined : new NodeLease(pool, sql, this.identity, this.#logger, options.lease, () => this.#abandonRuns());
     const leaseMs = this.lease?.config.leaseMs;
     this.reaper =
       options.reaper === false
@@ -99,7 +107,7 @@ export class PostgresTaskNode implements TaskNode {
       options.listener === false
         ? undefined
         : new ControlListener(
-            listenerConnectionConfig(pool),
+            listenerConnectionConfig(pool, this.identity.instanceId),
             sql.channel,
             {
               onMessage: (message) => this.#deliver(message),

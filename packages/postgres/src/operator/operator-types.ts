@@ -4,6 +4,7 @@ import type { TaskRecord, TaskStatus } from '@mcp-tasks/core';
 export interface OperatorTaskFilter {
   readonly status?: TaskStatus;
   readonly tool?: string;
+  /** A process (`<name>/<instance id>`), or a name (`NODE_ID`): the tasks of every process of that name. */
   readonly nodeId?: string;
   /** The owner's subject (the token's `sub`, or the host's scope without authorization). */
   readonly ownerSubject?: string;
@@ -60,7 +61,10 @@ export interface OperatorCancelResult {
 
 /** One node of `nodes`, by its lease row. */
 export interface OperatorNodeSummary {
+  /** The process: `<name>/<instance id>` (an earlier release's node: its name alone). */
   readonly nodeId: string;
+  /** The configured name (`NODE_ID`), shared by a process and its successors; null for an earlier release's node. */
+  readonly name: string | null;
   readonly startedAt: Date;
   readonly renewedAt: Date;
   readonly leaseExpiresAt: Date;

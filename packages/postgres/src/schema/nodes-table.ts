@@ -1,8 +1,12 @@
-/** A `nodes` row (see migrations/0002_nodes.sql). */
+/** A `nodes` row (see migrations/0002_nodes.sql and 0008_node_instances.sql). */
 export interface NodesTable {
   node_id: string;
   started_at: Date;
   renewed_at: Date;
   lease_expires_at: Date;
   lease_ms: string;
+  /** The configured name; NULL on a row a node of an earlier release wrote. */
+  name: string | null;
+  /** The process's instance id; NULL on a row a node of an earlier release wrote. */
+  instance_id: string | null;
 }

@@ -7,6 +7,7 @@ import type { SqlContext } from './sql-context.js';
 export async function listNodesForOperator(context: SqlContext): Promise<OperatorNodeSummary[]> {
   const { rows } = await sql<{
     node_id: string;
+    name: string | null;
     started_at: Date;
     renewed_at: Date;
     lease_expires_at: Date;
@@ -14,7 +15,7 @@ export async function listNodesForOperator(context: SqlContext): Promise<Operato
     expired: boolean;
     running: string;
   }>`
-    SELECT n.node_id, n.started_at, n.renewed_at, n.lease_expires_at,
+    SELECT n.node_id, n.name, n.started_at, n.renewed_at, n.lease_expires_at,
            floor(extract(epoch FROM now() - n.renewed_at) * 1000)::bigint AS lease_age_ms,
            n.lease_expires_at <= now() AS expired,
            (SELECT count(*) FROM ${context.tasks} t WHERE t.node_id = n.node_id AND ${isLive}) AS running
@@ -23,6 +24,7 @@ export async function listNodesForOperator(context: SqlContext): Promise<Operato
   `.execute(context.db);
   return rows.map((row) => ({
     nodeId: row.node_id,
+    name: row.name,
     startedAt: row.started_at,
     renewedAt: row.renewed_at,
     leaseExpiresAt: row.lease_expires_at,

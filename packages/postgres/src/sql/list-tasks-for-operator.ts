@@ -10,7 +10,8 @@ export async function listTasksForOperator(context: SqlContext, filter: Operator
   const where = [sql`true`];
   if (filter.status !== undefined) where.push(sql`status = ${filter.status}`);
   if (filter.tool !== undefined) where.push(sql`tool = ${filter.tool}`);
-  if (filter.nodeId !== undefined) where.push(sql`node_id = ${filter.nodeId}`);
+  // A process id, or a name (NODE_ID): the tasks of every process of that name.
+  if (filter.nodeId !== undefined) where.push(sql`(node_id = ${filter.nodeId} OR left(node_id, length(${filter.nodeId}) + 1) = ${filter.nodeId} || '/')`);
   if (filter.ownerSubject !== undefined) where.push(sql`owner_subject = ${filter.ownerSubject}`);
   // Keyset paging in the listing's own order; the subquery finds the cursor's row by primary key.
   if (filter.after !== undefined) where.push(sql`(created_at, id) < (SELECT c.created_at, c.id FROM ${context.tasks} c WHERE c.id = ${filter.after})`);

@@ -1,0 +1,192 @@
+// Scenario 10, hostile listens: one node of three is flooded with subscriptions/listen requests
+// that name 100 task ids nobody owns, from an attacker owner, while a victim's tasks run
+// on that node. Its lease must hold (no task fails), the victim's reads must stay fast, and the
+// node's memory must come back once the flood ends.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { median, percentile } from '../stats.js';
+import { openLoop, sleep } from '../support/concurrency.js';
+import { startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
+import type { FloodCounts } from '../support/listen-flood.js';
+import { rpc } from '../support/mcp-client.js';
+import { cpuMs, rssMiB } from '../support/proc-stats.js';
+import { alwaysEqualTo, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
+
+/** The attacker's listen loops: more than an owner's stream cap (16), so it is reached. */
+const LOOPS = 64;
+const IDS_PER_LISTEN = 100;
+/** How long each acked stream is held before it is dropped and the next one opened. */
+const HOLD_MS = 200;
+const VICTIM_TASKS = 20;
+/** The victim's tasks/get rate on the flooded node, open loop. */
+const VICTIM_READS_PER_S = 20;
+/** As in the finding that found lease starvation: a short lease shows a starved renewal soonest. */
+const LEASE_MS = 3_000;
+
+const ATTACKER_TOKEN = 'attacker';
+const VICTIM_TOKEN = 'victim';
+
+export async function runHostileListens(context: BenchContext): Promise<ScenarioResult> {
+  const floodMs = context.quick ? 3_000 : 30_000;
+  const baselineMs = context.quick ? 2_000 : 10_000;
+  const settleMs = context.quick ? 5_000 : 60_000;
+  const dir = await mkdtemp(path.join(tmpdir(), 'mcp-tasks-bench-listens-'));
+  const tokens = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] }, [ATTACKER_TOKEN]: { sub: 'attacker', clientId: 'bench', scopes: [] } };
+  const tokensPath = path.join(dir, 'tokens.json');
+  await writeFile(tokensPath, JSON.stringify(tokens));
+  // The node's default limits (the per-owner rate limit, the stream caps): what a deployment runs.
+  const env = { MCP_TASKS_TOKENS: tokensPath, MCP_TASKS_LEASE_MS: String(LEASE_MS), MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_RATE_LIMIT: '' };
+  const nodes: DemoNode[] = [];
+  try {
+    nodes.push(await startDemoNode(context.root, context.databaseUrl, 'bench-flooded', env));
+    nodes.push(...(await Promise.all(['bench-peer-1', 'bench-peer-2'].map((name) => startDemoNode(context.root, context.databaseUrl, name, env)))));
+    const flooded = nodes[0]!;
+    const series = { failed: [] as number[], baselineP99: [] as number[], floodP99: [] as number[], p99Ratio: [] as number[], rssBefore: [] as number[], rssAfter: [] as number[], rssRatio: [] as number[], listens: [] as number[], acked: [] as number[], refused: [] as number[], cpuShare: [] as number[], cpuPerRequest: [] as number[], healthP99: [] as number[] };
+    // Warm-up: the code paths of listens and reads, so the memory before holds the loaded code.
+    await flood(context.root, flooded.url, context.quick ? 500 : 3_000);
+    for (let run = 0; run < context.runs; run += 1) {
+      // Running on the flooded node through the baseline, the flood and a lease after it.
+      const victimTasks = await createRunningTasks(flooded.url, VICTIM_TASKS, Math.ceil((baselineMs + floodMs + LEASE_MS) / 1000) + 3);
+      const read = async (i: number) => void (await rpc(flooded.url, 'tasks/get', { taskId: victimTasks[i % victimTasks.length]! }, VICTIM_TOKEN));
+      const baseline = await openLoop(VICTIM_READS_PER_S, baselineMs, read);
+      const rssBefore = await rssMiB(flooded.process.pid!);
+      const cpuBefore = await cpuMs(flooded.process.pid!);
+      const [counts, during, health] = await Promise.all([flood(context.root, flooded.url, floodMs), openLoop(VICTIM_READS_PER_S, floodMs, read), openLoop(VICTIM_READS_PER_S, floodMs, () => healthz(flooded.url))]);
+      const floodCpuMs = (await cpuMs(flooded.process.pid!)) - cpuBefore;
+      // A lost lease shows up within a lease: wait one out before counting failures.
+      await sleep(LEASE_MS);
+      const statuses = await Promise.all(victimTasks.map(async (taskId) => (await rpc(nodes[1]!.url, 'tasks/get', { taskId }, VICTIM_TOKEN)).result?.['status']));
+      const completed = await waitForStatuses(nodes[2]!.url, victimTasks, 'completed', 30_000);
+      // Still running after the flood, then completed: the node kept its lease and its runs.
+      const failed = statuses.filter((status) => status !== 'working').length + (VICTIM_TASKS - completed);
+      await sleep(settleMs);
+      const rssAfter = await rssMiB(flooded.process.pid!);
+      const baselineP99 = percentile(baseline, 99);
+      const floodP99 = percentile(during, 99);
+      series.failed.push(failed);
+      series.baselineP99.push(baselineP99);
+      series.floodP99.push(floodP99);
+      series.p99Ratio.push(floodP99 / baselineP99);
+      series.rssBefore.push(rssBefore);
+      series.rssAfter.push(rssAfter);
+      series.rssRatio.push(rssAfter / rssBefore);
+      const listens = counts.acked + counts.refused + counts.errors;
+      series.listens.push(listens / (floodMs / 1000));
+      series.acked.push(counts.acked);
+      series.refused.push(counts.refused);
+      series.cpuShare.push(floodCpuMs / floodMs);
+      series.healthP99.push(percentile(health, 99));
+      series.cpuPerRequest.push(floodCpuMs / (listens + during.length));
+      context.log(
+        `  run ${run + 1}: ${listens} listens (${counts.acked} acked, ${counts.refused} refused, ${counts.errors} errors); ` +
+          `victim tasks/get p99 ${baselineP99.toFixed(1)} → ${floodP99.toFixed(1)} ms; RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB; ${failed} victim tasks failed`,
+      );
+    }
+    const metrics: Metric[] = [
+      { name: 'victim tasks that failed (or could not be answered and completed)', unit: 'tasks', values: series.failed, target: alwaysEqualTo(0), digits: 0 },
+      { name: 'victim tasks/get p99 during the flood ÷ without it', unit: '×', values: series.p99Ratio, target: atMost(3), digits: 2 },
+      { name: 'victim tasks/get p99 without the flood', unit: 'ms', values: series.baselineP99, digits: 1 },
+      { name: 'victim tasks/get p99 during the flood', unit: 'ms', values: series.floodP99, digits: 1 },
+      { name: `flooded node RSS ${settleMs / 1000} s after the flood ÷ before it`, unit: '×', values: series.rssRatio, target: atMost(1.2), digits: 2 },
+      { name: 'flooded node RSS before the flood', unit: 'MiB', values: series.rssBefore, digits: 0 },
+      { name: `flooded node RSS ${settleMs / 1000} s after the flood`, unit: 'MiB', values: series.rssAfter, digits: 0 },
+      { name: 'hostile listens answered (acked or refused)', unit: 'listens/s', values: series.listens, digits: 0 },
+      { name: 'hostile listens acked (streams opened)', unit: 'streams', values: series.acked, digits: 0 },
+      { name: 'hostile listens refused (stream cap, rate limit)', unit: 'listens', values: series.refused, digits: 0 },
+      { name: '/healthz p99 on the flooded node during the flood (no database, no auth: the event loop\'s queue)', unit: 'ms', values: series.healthP99, digits: 1 },
+      { name: 'flooded node CPU during the flood', unit: 'cores', values: series.cpuShare, digits: 2 },
+      { name: 'flooded node CPU per request during the flood (listens and the victim\'s reads)', unit: 'ms', values: series.cpuPerRequest, digits: 2 },
+    ];
+    const notes: string[] = [];
+    if (median(series.p99Ratio) > 3) {
+      notes.push(
+        `The victim's p99 grows with the attacker's concurrency, not with any one listen's cost (the CPU per request above): ` +
+          `one node answers on one event loop, and the ${LOOPS} listens the attacker keeps in flight are queued ahead ` +
+          `of each of the victim's reads. The per-owner rate limit bounds an owner's requests per second and the stream caps its open ` +
+          `streams, but nothing bounds its requests in flight: a per-owner cap on requests in flight, refused before the SDK as the ` +
+          `rate limit is, would bound that queue (not built yet). The machine's load (shared cores, see the environment) lengthens every wait in it.`,
+      );
+    }
+    return {
+      number: 10,
+      title: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
+      method:
+        `Three demo nodes (their own processes, bearer tokens from a token table, a ${LEASE_MS / 1000} s lease, the default limits: ` +
+        `the per-owner rate limit and the listen stream caps). A victim owner starts ${VICTIM_TASKS} \`slow_compute\` tasks on the first node ` +
+        `that run there until after the flood, and reads them with \`tasks/get\` on that node at ${VICTIM_READS_PER_S}/s (open loop) for ${baselineMs / 1000} s ` +
+        `without a flood, then for ${floodMs / 1000} s while one attacker owner, in a process of its own, runs ${LOOPS} loops that open \`subscriptions/listen\` ` +
+        `streams on it naming ${IDS_PER_LISTEN} unknown task ids each (a new connection each), hold each ${HOLD_MS} ms after its ack and open the next ` +
+        `(past the owner's stream cap or rate a listen is refused). A lease after the flood the victim's tasks are read on another node ` +
+        `(each must still be working: the node kept its lease) and must then complete. The load generator shares the machine with the nodes ` +
+        `and PostgreSQL. The flooded node's RSS (/proc) just before the flood and ${settleMs / 1000} s after it` +
+        `${context.quick ? ' (quick mode: the full run waits a minute)' : ''}.`,
+      metrics,
+      notes,
+    };
+  } finally {
+    await Promise.all(nodes.map((node) => stopDemoNode(node)));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** One GET /healthz of the node serving `url`. */
+function healthz(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http.get(new URL('/healthz', url), (response) => {
+      response.resume();
+      response.on('end', () => resolve());
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** The hostile listens for `durationMs`, from a child process (bench/scenarios/listen-flood-child.ts). */
+async function flood(root: string, url: string, durationMs: number): Promise<FloodCounts> {
+  const env = { ...process.env, URL: url, TOKEN: ATTACKER_TOKEN, LOOPS: String(LOOPS), DURATION_MS: String(durationMs), IDS: String(IDS_PER_LISTEN), HOLD_MS: String(HOLD_MS) };
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', path.join('bench', 'scenarios', 'listen-flood-child.ts')], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), durationMs + 60_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(timer);
+  const line = stdout.trim().split('\n').at(-1);
+  if (code !== 0 || !line) throw new Error(`the flood process exited with ${code}: ${stderr}`);
+  return JSON.parse(line) as FloodCounts;
+}
+
+async function createRunningTasks(url: string, count: number, seconds: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds, label: `victim-${i}` } }, VICTIM_TOKEN);
+    const taskId = created.result?.['taskId'];
+    if (typeof taskId !== 'string') throw new Error(`tools/call did not make a task: ${JSON.stringify(created)}`);
+    ids.push(taskId);
+  }
+  return ids;
+}
+
+/** How many of `taskIds` reached `status` within `timeoutMs`. */
+async function waitForStatuses(url: string, taskIds: readonly string[], status: string, timeoutMs: number): Promise<number> {
+  const deadline = performance.now() + timeoutMs;
+  let reached = 0;
+  for (const taskId of taskIds) {
+    for (;;) {
+      if ((await rpc(url, 'tasks/get', { taskId }, VICTIM_TOKEN)).result?.['status'] === status) {
+        reached += 1;
+        break;
+      }
+      if (performance.now() > deadline) break;
+      await sleep(20);
+    }
+  }
+  return reached;
+}
