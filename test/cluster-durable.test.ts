@@ -6,6 +6,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { nodeName } from './support/node-name.js';
 
 // A short lease, so a lost node is noticed within seconds; a slow backstop poll, so claims come by NOTIFY.
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '1500', MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' };
@@ -211,7 +212,7 @@ describe('waiting is not running on two node processes (MCP_TASKS_MAX_RUNS=1)', 
     // The node's one slot is free: a task started there runs at once instead of queueing.
     const busy = await startTask(one.url, 'export', { project: 'q', files: 40, delayMs: 100 });
     const running = await row(busy);
-    assert.deepEqual([running.node_id, running.attempt], ['wait-1', 1], JSON.stringify(running));
+    assert.deepEqual([nodeName(running.node_id), running.attempt], ['wait-1', 1], JSON.stringify(running));
     // Answered through the other node while the first is full: the other node claims and finishes it.
     const answered = await rpc(two.url, 'tasks/update', { taskId: asking, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } });
     assert.equal(answered.error, undefined, JSON.stringify(answered));
@@ -219,8 +220,8 @@ describe('waiting is not running on two node processes (MCP_TASKS_MAX_RUNS=1)', 
     assert.equal(resultText(done), 'Exported 3 of 3 files. (resumed 1 times, 0 files redone)');
     const settled = await row(asking);
     // Parked once (a hand-over, no lost attempt), then claimed by the node that had room.
-    assert.deepEqual([settled.node_id, settled.attempt, settled.handovers], ['wait-2', 2, 1]);
-    assert.equal((await row(busy)).node_id, 'wait-1');
+    assert.deepEqual([nodeName(settled.node_id), settled.attempt, settled.handovers], ['wait-2', 2, 1]);
+    assert.equal(nodeName((await row(busy)).node_id), 'wait-1');
     const finished = await waitFor(one.url, busy, (task) => task['status'] !== 'working', 30_000);
     assert.equal(resultText(finished), 'Exported 40 of 40 files.');
   });

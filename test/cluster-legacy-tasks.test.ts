@@ -13,6 +13,7 @@ import { connectLegacyClient, legacyRpc, postAnswer, type LegacyClient } from '.
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+import { nodeName } from './support/node-name.js';
 
 const RESOURCE = 'https://mcp.example.test/mcp';
 const TOKENS = {
@@ -113,7 +114,7 @@ describe('2025-11-25 tasks across three node processes', () => {
     assert.equal(first.value?.type, 'taskCreated');
     const taskId = (first.value as { task: { taskId: string } }).task.taskId;
     await stream.return(undefined);
-    assert.equal(await ranOn(taskId), 'node-1');
+    assert.equal(nodeName(await ranOn(taskId)), 'node-1');
     await eventually(async () => typeof (await c.experimental.tasks.getTask(taskId)).statusMessage === 'string', BOUND_MS, 'the export reports progress');
     assert.equal(await metric(nodes[0]!.base, 'mcp_tasks_running'), 1);
     // The same owner without the task's scope is challenged, as on 2026-07-28.
@@ -151,7 +152,7 @@ describe('2025-11-25 tasks across three node processes', () => {
       assert.match(result ?? '', new RegExp(`"io.modelcontextprotocol/related-task":\\{"taskId":"${taskId}"\\}`));
       assert.equal(asked.length, 1);
       assert.deepEqual((asked[0] as { _meta?: unknown })._meta, { 'io.modelcontextprotocol/related-task': { taskId } });
-      assert.equal(await ranOn(taskId), 'node-1');
+      assert.equal(nodeName(await ranOn(taskId)), 'node-1');
       assert.deepEqual(
         log.filter(([method]) => method === 'tools/call' || method === 'tasks/result' || method === 'response'),
         [

@@ -113,7 +113,7 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     await page.waitForSelector(`#detail-id:has-text("${taskId}")`, { timeout: 5_000 });
     const detail = (await page.locator('#detail').textContent())!;
     assert.match(detail, /alice/);
-    assert.match(detail, /keys files, delayMs, project; \d+ bytes/);
+    assert.match(detail, /keys files, confirm, delayMs, project; \d+ bytes/);
     assert.doesNotMatch(detail, /alice-secret-project/, 'arguments are shown as keys and size only');
     await screenshot(page, 'detail');
 

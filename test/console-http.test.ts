@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { authRpc } from './auth-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
+import { nodeName } from './support/node-name.js';
 
 const CONSOLE_TOKEN = 'console-token-for-the-http-test';
 const TOKENS = {
@@ -189,7 +190,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     assert.deepEqual([malformed.status, malformed.body], [400, { error: 'malformed task id' }]);
 
     const summary = await api('/console/api/summary', cookie);
-    assert.deepEqual(summary.body.nodes.map((n: { nodeId: string }) => n.nodeId).sort(), ['console-a', 'console-b']);
+    assert.deepEqual(summary.body.nodes.map((n: { nodeId: string }) => nodeName(n.nodeId)).sort(), ['console-a', 'console-b']);
     assert.equal(summary.body.nodes[0].expired, false);
   });
 

@@ -10,6 +10,7 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { nodeName } from './support/node-name.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const suffix = randomBytes(4).toString('hex');
@@ -114,7 +115,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
       assert.equal((await within(node.reaper!.runOnce(), 5_000, 'a reaper round')).ran, true);
       assert.equal((await within(node.sweeper!.runOnce(), 5_000, 'a sweep')).ran, true);
       // The node's first round of cluster counts wrote the cluster_stats row as the node role.
-      assert.equal((await within(node.stats!.runOnce(), 5_000, 'a cluster stats round')).stats?.computedBy, `least-${suffix}`);
+      assert.equal(nodeName((await within(node.stats!.runOnce(), 5_000, 'a cluster stats round')).stats?.computedBy), `least-${suffix}`);
     } finally {
       await runtime.close();
       await node.stop();
