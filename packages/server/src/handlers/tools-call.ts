@@ -8,6 +8,7 @@ import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { withInlineRun, type InlineRunCarrier } from '../tool/inline-run-carrier.js';
 import { isInputRequired } from '../tool/is-input-required.js';
+import { carryPrepared, PREPARE_IN_TASK } from '../tool/run-carry.js';
 import { taskExecute } from '../tool/task-execute.js';
 import type { HandlerDeps } from './handler-deps.js';
 
@@ -100,6 +101,8 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     }
     try {
       const clientCapabilities = clientCapabilitiesOf(ctx);
+      // What a node that claims the task needs to run it as this one would.
+      const carried = prepareInTask ? PREPARE_IN_TASK : tool.prepare ? carryPrepared(prepared) : undefined;
       const record = await deps.runtime.start({
         owner,
         tool: tool.name,
@@ -107,6 +110,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         args,
         resumable: tool.resumable,
         ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+        ...(carried === undefined ? {} : { carried }),
         ...(ttlMs === undefined ? {} : { ttlMs }),
         execute: prepareInTask ? revision.executeWithPrepare!(tool, owner, ctx) : taskExecute(tool, prepared),
       });
