@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { TaskCallRevision } from '../handlers/tools-call.js';
 import { prepareThenExecute } from './prepare-then-execute.js';
 import { toLegacyTask } from './legacy-task.js';
@@ -24,7 +24,25 @@ export const LEGACY_REVISION: TaskCallRevision = {
   },
   created: (record) => ({ task: toLegacyTask(record) }),
   executeWithPrepare: (tool, owner, mcp) => prepareThenExecute(tool, owner, mcp),
+  inlineInputRequired: (tool, result, noTaskNow) => inlineInputRefused(tool, result, noTaskNow),
 };
+
+/**
+ * An inline run that asks for input, for a 2025-11-25 client: that revision would ask it with a
+ * server-to-client request on the `tools/call` stream, whose answer is a POST of its own that may
+ * land on any node, and an inline run has no task row to record it in (see docs/server.md). The
+ * tool's result says so and what to do instead, as that revision's tools report failures
+ * (`isError`), rather than the SDK's generic refusal.
+ */
+function inlineInputRefused(tool: { readonly name: string }, result: InputRequiredResult, noTaskNow: boolean): CallToolResult {
+  const asked = Object.entries(result.inputRequests ?? {})
+    .map(([key, request]) => `${key} (${String((request as { method?: unknown }).method)})`)
+    .join(', ');
+  return {
+    content: [{ type: 'text', text: `Tool ${tool.name} asks for input${asked ? ` (${asked})` : ''}, which a 2025-11-25 client can answer only in a task: ${noTaskNow ? 'no task could start now (quota, or the node is draining); try again later' : 'call it with params.task'}` }],
+    isError: true,
+  };
+}
 
 function taskParamsOf(request: JSONRPCRequest): Record<string, unknown> | undefined {
   const task = (request.params as { task?: unknown } | undefined)?.task;
