@@ -72,6 +72,15 @@ describe('2025-11-25 tasks on one node', () => {
     assert.equal(inline.result?.['task'], undefined);
   });
 
+  it('an optional tool called inline that asks for input answers isError naming the input and saying to call it with params.task', async () => {
+    const inline = await legacyRpc(demo.url, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' } });
+    assert.equal(inline.error, undefined, JSON.stringify(inline));
+    assert.equal(inline.result?.['isError'], true);
+    assert.deepEqual(inline.result?.['content'], [
+      { type: 'text', text: 'Tool confirm_delete asks for input (confirm (elicitation/create)), which a 2025-11-25 client can answer only in a task: call it with params.task' },
+    ]);
+  });
+
   it('tasks/get, tasks/cancel and tasks/result answer an unknown or malformed id with -32602 Task not found', async () => {
     for (const method of ['tasks/get', 'tasks/cancel', 'tasks/result']) {
       assert.deepEqual((await legacyRpc(demo.url, method, { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).error, NOT_FOUND, method);
@@ -339,13 +348,16 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
     assert.deepEqual(Object.keys(legacyRead.result ?? {}).sort(), ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'taskId', 'ttl']);
   });
 
-  it('over the quota a required tool is refused with -32600 and an optional one runs inline', async () => {
+  it('over the quota a required tool is refused with -32600 and an optional one runs inline, where input it asks for is refused saying no task could start', async () => {
     // maxPerPrincipal is 2: two waiting tasks fill it.
     const held = [await taskOf('waiter'), await taskOf('waiter')];
     const required = await legacyRpc(url, 'tools/call', { name: 'waiter', arguments: {}, task: {} });
     assert.equal(required.error?.code, -32600);
     const optional = await legacyRpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0.01 }, task: {} });
     assert.match(JSON.stringify(optional.result), /Computed result after 0\.01s/);
+    const asking = await legacyRpc(url, 'tools/call', { name: 'sampler', arguments: {}, task: {} });
+    assert.equal(asking.result?.['isError'], true, JSON.stringify(asking));
+    assert.match(JSON.stringify(asking.result), /Tool sampler asks for input \(draft \(sampling\/createMessage\)\), which a 2025-11-25 client can answer only in a task: no task could start now/);
     for (const taskId of held) await legacyRpc(url, 'tasks/cancel', { taskId });
   });
 

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
 import { rpc } from '../../../test/server-raw-client.js';
 import { bin } from './support/run-mcp-tasks.js';
+import { startLegacyOnlyFront, type LegacyOnlyFront } from './support/legacy-only-front.js';
 import { startTmux, tmuxUnavailable, type TmuxSession } from './support/tmux-session.js';
 
 const skip = tmuxUnavailable();
@@ -85,5 +86,55 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
     await session.keys('C-c');
     assert.equal(await session.exitCode(15_000), 130, await session.screen());
     assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+  });
+});
+
+describe('mcp-tasks call on a terminal, against a 2025-11-25 server', { timeout: 120_000, skip }, () => {
+  let demo: DemoProcess;
+  let front: LegacyOnlyFront;
+  before(async () => {
+    demo = await spawnDemoNode('call-terminal-legacy-test', { DATABASE_URL: '', MCP_TASKS_POLL_INTERVAL_MS: '50' });
+    front = await startLegacyOnlyFront(demo.url);
+  });
+  after(async () => {
+    await front?.close();
+    demo?.child.kill('SIGKILL');
+  });
+
+  async function call(t: { after(fn: () => Promise<void>): void }, ...args: string[]): Promise<TmuxSession> {
+    const session = await startTmux([process.execPath, bin, 'call', front.url, ...args]);
+    t.after(() => session.close());
+    return session;
+  }
+
+  it('asks the elicitation that arrives on the tasks/result stream and sends what is typed, then the bar moves to the result', async (t) => {
+    const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=4', '--arg', 'delayMs=300', '--arg', 'confirm=true');
+    await session.until(/The server asks: .*\nAnswer\? \[a\]ccept, \[d\]ecline, \[c\]ancel/, 15_000);
+    await session.keys('a', 'Enter');
+    await session.until(/\[y\/n\]:\s*$/, 5_000);
+    await session.keys('y', 'Enter');
+    const bars = new Set<string>();
+    const start = Date.now();
+    while (Date.now() - start < 15_000) {
+      const screen = await session.screen();
+      const bar = /\[(#*-*)\] \d+% (\d)\/4/.exec(screen);
+      if (bar) bars.add(bar[2]!);
+      if (/Exported 4 of 4 files\./.test(screen)) break;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    assert.equal(await session.exitCode(10_000), 0, await session.screen());
+    assert.match(await session.screen(), /Exported 4 of 4 files\./);
+    assert.ok(bars.size >= 1, 'the bar showed the export\'s progress after the answer');
+    assert.ok(front.seen.includes('response') && front.seen.includes('tools/call+task'), front.seen.join(' '));
+  });
+
+  it('Ctrl-C while the question is open sends tasks/cancel and exits 130', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
+    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+    assert.ok(front.seen.includes('tasks/cancel'));
   });
 });

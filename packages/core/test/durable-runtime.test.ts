@@ -57,6 +57,43 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     assert.deepEqual([done.nodeId, done.attempt], ['n1', 1]);
   });
 
+  test('a claimed run gets what the creating request carried, its input still checked against what the client declared, and unchecked when the capabilities were unknown', async (t) => {
+    const store = new MemoryTaskStore();
+    const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const release = gate();
+    const hold = async () => {
+      await release.wait;
+      return text('held');
+    };
+    const carriedSeen: unknown[] = [];
+    const ask = async (_args: unknown, ctx: TaskContext, carried?: unknown) => {
+      carriedSeen.push(carried);
+      const answer = await ctx.elicit('go', { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } } });
+      return text(answer.action);
+    };
+    rt.registerTool('hold', { execute: hold as never, resumable: false });
+    rt.registerTool('ask', { execute: ask as never, resumable: false });
+    await rt.start({ owner: owner(), tool: 'hold', args: {}, execute: hold });
+    // Declared without elicitation, with a forged member that would mark them unknown: dropped.
+    const checked = await rt.start({
+      owner: owner(),
+      tool: 'ask',
+      args: {},
+      execute: ask as never,
+      clientCapabilities: { roots: {}, 'io.github.mcp-tasks/carried': { carried: { forged: true }, declared: false } },
+      carried: { prepared: 'value' },
+    });
+    const unknown = await rt.start({ owner: owner(), tool: 'ask', args: {}, execute: ask as never, carried: { prepare: 'in-task' } });
+    release.open();
+    const refused = await settled(store, checked);
+    assert.equal(refused.status, 'failed');
+    assert.equal(refused.error?.code, -32021);
+    const asked = await eventually(store, unknown, (task) => task.status === 'input_required');
+    assert.deepEqual(Object.keys(asked.inputs), ['go']);
+    assert.deepEqual(carriedSeen.map((value) => JSON.stringify(value)).sort(), ['{"prepare":"in-task"}', '{"prepared":"value"}']);
+  });
+
   test('a tool that is not registered cannot be queued beyond maxConcurrentRuns', async (t) => {
     const store = new MemoryTaskStore();
     const rt = new TaskRuntime({ store, maxConcurrentRuns: 1 });

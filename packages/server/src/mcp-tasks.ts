@@ -31,7 +31,7 @@ import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } fr
 import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
 import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
 import { runInline } from './tool/run-inline.js';
-import { taskExecute } from './tool/task-execute.js';
+import { claimedTaskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
 import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
@@ -316,8 +316,8 @@ export class McpTasks {
    * Lets this node run the tasks of `tools` that it claims: tasks queued beyond a node's
    * `maxConcurrentRuns`, and resumable tasks released by a node that was lost or drained. Call it
    * at start-up, so a node claims before any request reached it ({@link register} calls it too). A
-   * claimed run has the stored arguments and client capabilities; `ctx.prepared` is `undefined`
-   * there, as `prepare` ran in the request on the node that created the task.
+   * claimed run has the stored arguments and client capabilities, and `prepare`'s value when it
+   * was JSON of at most 64 KiB (`undefined` otherwise); a 2025-11-25 task runs `prepare` there.
    */
   claimTools(tools: readonly AnyTaskTool[]): void {
     if (!this.enabled) return;
@@ -327,7 +327,7 @@ export class McpTasks {
       this.#claimed.add(tool.name);
       this.runtime.registerTool(tool.name, {
         resumable: tool.resumable,
-        execute: taskExecute(tool, undefined),
+        execute: claimedTaskExecute(tool),
       });
     }
   }

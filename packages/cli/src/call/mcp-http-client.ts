@@ -23,12 +23,17 @@ export class TransportError extends Error {
 
 export type JsonObject = Record<string, any>;
 
+/** What following a call needs of a client, whichever revision it speaks. */
+export interface RpcClient {
+  request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject>;
+}
+
 /**
  * A client of the protocol over Streamable HTTP at revision 2026-07-28: every request carries
  * the envelope that declares the tasks extension and form elicitation (there is no session to
  * declare them once), and the routing headers load balancers use.
  */
-export class McpHttpClient {
+export class McpHttpClient implements RpcClient {
   #nextId = 1;
   constructor(
     readonly url: string,
@@ -93,7 +98,7 @@ function envelope(): JsonObject {
 }
 
 /** The JSON-RPC answer of a POST, from a JSON body or the first answer on an SSE stream. */
-async function readReply(res: Response, method: string): Promise<JsonObject> {
+export async function readReply(res: Response, method: string): Promise<JsonObject> {
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     for await (const message of sseMessages(res)) if ('result' in message || 'error' in message) return message;
     throw new TransportError(`${method}: the stream ended without an answer (HTTP ${res.status})`);
@@ -120,7 +125,8 @@ function isJsonRpcAnswer(body: unknown): body is JsonObject {
   return 'result' in message || (typeof message['error'] === 'object' && message['error'] !== null && typeof message['error'].code === 'number');
 }
 
-async function* sseMessages(res: Response): AsyncGenerator<JsonObject> {
+/** The JSON-RPC messages of an SSE response body, as they arrive. */
+export async function* sseMessages(res: Response): AsyncGenerator<JsonObject> {
   if (!res.body) return;
   const decoder = new TextDecoder();
   let buffer = '';

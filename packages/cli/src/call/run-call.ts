@@ -6,7 +6,10 @@ import type { CallUi } from './call-ui.js';
 import { followTask, isTerminal } from './follow-task.js';
 import { answerInputRequests, UnsupportedInputError } from './input-requests.js';
 import { LineReader } from './line-reader.js';
-import { McpHttpClient, RpcError, TransportError, type JsonObject } from './mcp-http-client.js';
+import { chooseRevision } from './choose-revision.js';
+import { answerTaskInput, followLegacyTask } from './follow-legacy-task.js';
+import type { LegacyHttpClient } from './legacy-http-client.js';
+import { McpHttpClient, RpcError, TransportError, type JsonObject, type RpcClient } from './mcp-http-client.js';
 import { plainDisplay, terminalDisplay } from './progress-display.js';
 import { printable } from '../printable.js';
 
@@ -28,7 +31,9 @@ export interface CallOptions {
 
 /** `mcp-tasks call`: one tool call followed to its end, and the exit code it ends with. */
 export async function runCall(options: CallOptions, io: CommandIo, terminal: CommandTerminal): Promise<number> {
-  const client = new McpHttpClient(options.url, options.token);
+  // The revision's client once the server told which it speaks; the cancel goes through it.
+  let client: RpcClient = new McpHttpClient(options.url, options.token);
+  let legacy: LegacyHttpClient | undefined;
   // `work` stops the call at the first Ctrl-C; `quit` stops everything (the cancel too) on the way out.
   const work = new AbortController();
   const quit = new AbortController();
@@ -48,7 +53,12 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
   const stopListening = terminal.onInterrupt(onInterrupt);
   let taskId: string | undefined;
   try {
-    const running = call(client, options, ui, work.signal, (id) => (taskId = id));
+    const running = (async () => {
+      const chosen = await chooseRevision(options.url, options.token, work.signal);
+      client = chosen.client;
+      if (chosen.revision === '2025-11-25') legacy = chosen.client;
+      return chosen.revision === '2025-11-25' ? legacyCall(chosen.client, options, ui, work.signal, (id) => (taskId = id)) : call(chosen.client, options, ui, work.signal, (id) => (taskId = id));
+    })();
     running.catch(() => undefined);
     const first = await Promise.race([running, firstInterrupt]);
     if (first !== 'interrupt') {
@@ -84,6 +94,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
     return reportError(error, io);
   } finally {
     stopListening();
+    await legacy?.close();
     reader.close();
     display.stop();
     work.abort();
@@ -92,7 +103,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
 }
 
 async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, signal: AbortSignal, onTask: (id: string) => void): Promise<{ result: JsonObject } | { task: JsonObject }> {
-  const args = callArguments(options.pairs, options.argsJson, await inputSchema(client, options.tool, signal));
+  const args = callArguments(options.pairs, options.argsJson, (await listedTool(client, options.tool, signal))?.['inputSchema']);
   let result = await client.request('tools/call', { name: options.tool, arguments: args }, signal);
   // Input the tool asks for before a task exists comes back on the request itself (MRTR): the
   // request is sent again with the answers and the server's requestState.
@@ -111,8 +122,29 @@ async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, sig
   return { task: await followTask(client, result, options.follow, ui, signal) };
 }
 
-/** The tool's input schema from tools/list (all pages); undefined when the server does not list it. */
-async function inputSchema(client: McpHttpClient, tool: string, signal: AbortSignal): Promise<JsonObject | undefined> {
+/**
+ * A call to a 2025-11-25 server: a tool listed with `execution.taskSupport` `optional` or
+ * `required` is called with `params.task` and followed by `tasks/get` and `tasks/result`
+ * (`--follow` has no meaning there: that revision has no listen); any other runs inline, its
+ * elicitations answered on the request's own stream.
+ */
+async function legacyCall(client: LegacyHttpClient, options: CallOptions, ui: CallUi, signal: AbortSignal, onTask: (id: string) => void): Promise<{ result: JsonObject } | { task: JsonObject }> {
+  const tool = await listedTool(client, options.tool, signal);
+  const args = callArguments(options.pairs, options.argsJson, tool?.['inputSchema']);
+  const support = tool?.['execution']?.['taskSupport'];
+  const asTask = support === 'optional' || support === 'required';
+  client.onServerRequest = answerTaskInput(ui, new Set());
+  const answered = await client.request('tools/call', { name: options.tool, arguments: args, ...(asTask ? { task: {} } : {}) }, signal);
+  const created = answered['task'] as JsonObject | undefined;
+  if (!asTask || typeof created !== 'object' || created === null) return { result: answered };
+  if (typeof created['taskId'] !== 'string') throw new TransportError('tools/call: the server answered with a task that has no taskId');
+  onTask(created['taskId']);
+  ui.say(`Task ${printable(created['taskId'])} created.`);
+  return { task: await followLegacyTask(client, created, ui, signal) };
+}
+
+/** The tool as tools/list (all pages) shows it; undefined when the server does not list it. */
+async function listedTool(client: RpcClient, tool: string, signal: AbortSignal): Promise<JsonObject | undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < 100; page += 1) {
     let listed: JsonObject;
@@ -123,7 +155,7 @@ async function inputSchema(client: McpHttpClient, tool: string, signal: AbortSig
       throw error;
     }
     const found = ((listed['tools'] ?? []) as JsonObject[]).find((t) => t['name'] === tool);
-    if (found) return found['inputSchema'] as JsonObject | undefined;
+    if (found) return found;
     if (typeof listed['nextCursor'] !== 'string') return undefined;
     cursor = listed['nextCursor'];
   }
@@ -131,7 +163,7 @@ async function inputSchema(client: McpHttpClient, tool: string, signal: AbortSig
 }
 
 /** tasks/cancel, then tasks/get until the task is terminal; undefined if it is not before `deadline` aborts. */
-async function cancelAndWait(client: McpHttpClient, taskId: string, deadline: AbortSignal, io: CommandIo): Promise<JsonObject | undefined> {
+async function cancelAndWait(client: RpcClient, taskId: string, deadline: AbortSignal, io: CommandIo): Promise<JsonObject | undefined> {
   try {
     await client.request('tasks/cancel', { taskId }, deadline);
   } catch (error) {

@@ -26,13 +26,18 @@ import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
 import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
 import { toolErrorResult } from './tool-error-result.js';
+import { fromStoredCapabilities, toStoredCapabilities } from './stored-capabilities.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
 import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
 
-/** A tool's task body: returns the tool result (a `CallToolResult` object) or throws. */
-export type TaskExecute<Args> = (args: Args, ctx: TaskContext) => Promise<JsonObject> | JsonObject;
+/**
+ * A tool's task body: returns the tool result (a `CallToolResult` object) or throws. `carried` is
+ * what the creating request carried for the run ({@link TaskRunRequest.carried}), on the node
+ * that created the task and on one that claimed it alike.
+ */
+export type TaskExecute<Args> = (args: Args, ctx: TaskContext, carried?: JsonObject) => Promise<JsonObject> | JsonObject;
 
 /** Options of {@link TaskRuntime}; every field but `store` has the seed's default. */
 export interface TaskRuntimeOptions {
@@ -96,6 +101,13 @@ export interface TaskRunRequest<Args> {
    * run on any node checks the same capabilities.
    */
   readonly clientCapabilities?: ClientCapabilities;
+  /**
+   * What a run of the task needs from the creating request beyond its arguments (the MCP layer's
+   * protocol revision, `prepare`'s value), stored with the task so that a node claiming it gets
+   * the same; handed to `execute` as its third argument. It counts against the stored client
+   * capabilities' size limit.
+   */
+  readonly carried?: JsonObject;
   /**
    * The time to live the client asked for (2025-11-25 `params.task.ttl`): honoured up to the
    * runtime's `ttlMs`, never beyond it. Default: the runtime's `ttlMs`.
@@ -221,7 +233,7 @@ export class TaskRuntime {
           nodeId: queued ? null : this.nodeId,
           ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
           args: (request.args ?? null) as JsonValue,
-          clientCapabilities: request.clientCapabilities ?? null,
+          clientCapabilities: toStoredCapabilities(request.clientCapabilities, request.carried),
           resumable: request.resumable ?? false,
           maxAttempts: this.maxAttempts,
         },
@@ -315,6 +327,7 @@ export class TaskRuntime {
 
   #runClaimed(record: TaskRecord): void {
     const executor = this.#executors.get(record.tool)!;
+    const stored = fromStoredCapabilities(record.clientCapabilities);
     this.#launch(
       record,
       {
@@ -323,7 +336,8 @@ export class TaskRuntime {
         scopes: record.scopes,
         args: record.args as never,
         execute: executor.execute,
-        ...(record.clientCapabilities === null ? {} : { clientCapabilities: record.clientCapabilities }),
+        ...(stored.clientCapabilities === undefined ? {} : { clientCapabilities: stored.clientCapabilities }),
+        ...(stored.carried === undefined ? {} : { carried: stored.carried }),
         resumable: record.resumable,
       },
       otelContext.active(),
@@ -451,7 +465,7 @@ export class TaskRuntime {
       await Promise.resolve();
       let outcome: TaskOutcome | undefined;
       try {
-        const result = await telemetry.within(() => request.execute(request.args, this.#context(run, request.clientCapabilities)));
+        const result = await telemetry.within(() => request.execute(request.args, this.#context(run, request.clientCapabilities), request.carried));
         outcome = { status: 'completed', result };
       } catch (error) {
         // A parked run's end is no outcome: the task waits for its answer and a later claim runs it.

@@ -1,5 +1,5 @@
 import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
-import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
@@ -8,6 +8,7 @@ import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { withInlineRun, type InlineRunCarrier } from '../tool/inline-run-carrier.js';
 import { isInputRequired } from '../tool/is-input-required.js';
+import { carryPrepared, PREPARE_IN_TASK } from '../tool/run-carry.js';
 import { taskExecute } from '../tool/task-execute.js';
 import type { HandlerDeps } from './handler-deps.js';
 
@@ -34,6 +35,11 @@ export interface TaskCallRevision {
    * multi-round-trip input): then the request does not run it, and this body does.
    */
   executeWithPrepare?(tool: TaskTool, owner: TaskOwner, ctx: ServerContext): TaskExecute<unknown>;
+  /**
+   * The answer for an inline run that asks for input, when this revision cannot ask for it on
+   * the request; `undefined` answers the input-required result as it is (MRTR).
+   */
+  inlineInputRequired?(tool: TaskTool, result: InputRequiredResult, noTaskNow: boolean): CallToolResult;
 }
 
 const EXTENSION_REVISION: TaskCallRevision = {
@@ -66,14 +72,20 @@ export interface ToolsCallOptions {
  * McpServer's own handler.
  */
 export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Handler {
-  const inline = async (request: JSONRPCRequest, ctx: ServerContext, prepared?: { value: unknown }): Promise<Result> => {
-    const carrier: InlineRunCarrier = { classify: options.classifyError, ...(prepared ? { prepared } : {}) };
+  const revision = options.revision ?? EXTENSION_REVISION;
+  // `noTaskNow`: the request asked for a task, and none could start (quota, draining).
+  const inline = async (request: JSONRPCRequest, ctx: ServerContext, tool: TaskTool, noTaskNow = false, prepared?: { value: unknown }): Promise<Result> => {
+    const refuse = revision.inlineInputRequired;
+    const carrier: InlineRunCarrier = {
+      classify: options.classifyError,
+      ...(prepared ? { prepared } : {}),
+      ...(refuse ? { inputRequired: (result: InputRequiredResult) => refuse(tool, result, noTaskNow) } : {}),
+    };
     const result = await options.inline(request, withInlineRun(ctx, carrier));
     if (carrier.thrown) throw new ProtocolError(carrier.thrown.code, carrier.thrown.message, carrier.thrown['data']);
     return result;
   };
 
-  const revision = options.revision ?? EXTENSION_REVISION;
   return async (request, ctx) => {
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
     const tool = typeof params.name === 'string' ? options.tools.get(params.name) : undefined;
@@ -83,7 +95,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     const forbidden = tool.task === 'forbidden' && wantsTask ? revision.taskForbidden?.(tool) : undefined;
     if (forbidden) throw forbidden;
     const args = parseArguments(tool, params.arguments, options.maxArgumentBytes);
-    if (tool.task === 'forbidden' || !wantsTask) return inline(request, ctx);
+    if (tool.task === 'forbidden' || !wantsTask) return inline(request, ctx, tool);
     const ttlMs = revision.ttlMs?.(request);
 
     // Served through createMcpHandler, the SDK already answered a token without the tool's scopes
@@ -100,6 +112,8 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     }
     try {
       const clientCapabilities = clientCapabilitiesOf(ctx);
+      // What a node that claims the task needs to run it as this one would.
+      const carried = prepareInTask ? PREPARE_IN_TASK : tool.prepare ? carryPrepared(prepared) : undefined;
       const record = await deps.runtime.start({
         owner,
         tool: tool.name,
@@ -107,6 +121,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         args,
         resumable: tool.resumable,
         ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+        ...(carried === undefined ? {} : { carried }),
         ...(ttlMs === undefined ? {} : { ttlMs }),
         execute: prepareInTask ? revision.executeWithPrepare!(tool, owner, ctx) : taskExecute(tool, prepared),
       });
@@ -114,7 +129,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
     } catch (error) {
       const noTaskNow = error instanceof QuotaExceededError || error instanceof RuntimeDrainingError;
       // `prepare` already ran for this request (with asTask=true): the inline run reuses its value.
-      if (noTaskNow && tool.task === 'optional') return inline(request, ctx, tool.prepare && !prepareInTask ? { value: prepared } : undefined);
+      if (noTaskNow && tool.task === 'optional') return inline(request, ctx, tool, true, tool.prepare && !prepareInTask ? { value: prepared } : undefined);
       throw toProtocolError(error);
     }
   };

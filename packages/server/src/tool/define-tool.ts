@@ -21,8 +21,12 @@ export interface PrepareContext {
   readonly asTask: boolean;
   /** Answers the client sent with this round of the request (MRTR); untrusted. */
   readonly inputResponses: Readonly<Record<string, unknown>>;
-  /** The SDK's request context, for anything else (auth info, `requestState()`, the signal). */
-  readonly mcp: ServerContext;
+  /**
+   * The SDK's request context, for anything else (auth info, `requestState()`, the signal);
+   * `undefined` when `prepare` runs inside a 2025-11-25 task on a node that claimed it, which
+   * never saw the request.
+   */
+  readonly mcp: ServerContext | undefined;
 }
 
 /** What `execute` gets: the task context (or its inline stand-in) and what `prepare` returned. */

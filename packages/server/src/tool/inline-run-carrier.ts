@@ -1,5 +1,5 @@
 import type { JsonRpcErrorObject, RpcErrorClassifier } from '@mcp-tasks/core';
-import type { ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server';
 
 const CARRIER = Symbol('mcp-tasks.inline-run');
 
@@ -15,6 +15,11 @@ export interface InlineRunCarrier {
   readonly prepared?: { readonly value: unknown };
   /** Recognises JSON-RPC errors, as the runtime does for tasks. */
   readonly classify: RpcErrorClassifier;
+  /**
+   * What the run answers instead of an input-required result, for a revision that cannot ask
+   * for input on the request (2025-11-25); absent: the input-required result (MRTR).
+   */
+  readonly inputRequired?: (result: InputRequiredResult) => CallToolResult;
   /** Set by the inline run: the JSON-RPC error the tool threw. */
   thrown?: JsonRpcErrorObject;
 }

@@ -33,7 +33,7 @@ export async function runInline<Args, Prepared>(
   let prepared = carrier?.prepared?.value as Prepared | undefined;
   if (tool.prepare && !carrier?.prepared) {
     const outcome = await tool.prepare(args, { owner, asTask: false, inputResponses, mcp });
-    if (isInputRequired(outcome)) return outcome;
+    if (isInputRequired(outcome)) return carrier?.inputRequired?.(outcome) ?? outcome;
     prepared = outcome;
   }
   const signal = mcp.mcpReq.signal;
@@ -85,9 +85,10 @@ export async function runInline<Args, Prepared>(
       carrier.thrown = rpcError;
       return { content: [], isError: true };
     }
-    return inputRequired({
+    const asked = inputRequired({
       inputRequests: { [error.key]: error.request as unknown as NonNullable<InputRequiredResult['inputRequests']>[string] },
       requestState: answers.encode(),
     });
+    return carrier?.inputRequired?.(asked) ?? asked;
   }
 }
