@@ -12,6 +12,7 @@ import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+import { nodeName } from './support/node-name.js';
 
 const BOUND_MS = 30_000;
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '3000', MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' };
@@ -43,8 +44,9 @@ describe('a task claimed by another node process runs its prepare as the creatin
   });
 
   const url = (i: 1 | 2) => nodes[i - 1]!.url;
+  /** The configured name of the node whose run holds the task. */
   const ranOn = async (taskId: string): Promise<string | null> =>
-    (await admin.query<{ node_id: string | null }>('SELECT node_id FROM mcp_tasks.tasks WHERE id = $1', [taskId])).rows[0]?.node_id ?? null;
+    nodeName((await admin.query<{ node_id: string | null }>('SELECT node_id FROM mcp_tasks.tasks WHERE id = $1', [taskId])).rows[0]?.node_id) ?? null;
   const claimsOf = async (taskId: string): Promise<number> =>
     (await admin.query<{ attempt: number }>('SELECT attempt FROM mcp_tasks.tasks WHERE id = $1', [taskId])).rows[0]?.attempt ?? -1;
 
