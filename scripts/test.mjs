@@ -125,8 +125,13 @@ const stop = () => (stopping ??= server.stop().catch((error) => log(`stopping th
 const testTimeoutMs = positiveInteger('MCP_TASKS_TEST_TIMEOUT_MS', 300_000);
 const runTimeoutMs = positiveInteger('MCP_TASKS_TEST_RUN_TIMEOUT_MS', 30 * 60_000);
 const timeoutArgs = optionArgs.some((arg) => arg.startsWith('--test-timeout')) ? [] : [`--test-timeout=${testTimeoutMs}`];
+// Node's default is one file at a time on two cores; most files spend their time waiting on node
+// processes and PostgreSQL, so two side by side (MCP_TASKS_TEST_CONCURRENCY) keep the run short.
+const concurrencyArgs = optionArgs.some((arg) => arg.startsWith('--test-concurrency'))
+  ? []
+  : [`--test-concurrency=${positiveInteger('MCP_TASKS_TEST_CONCURRENCY', 2)}`];
 
-const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...timeoutArgs, ...optionArgs, ...files], {
+const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...timeoutArgs, ...concurrencyArgs, ...optionArgs, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, DATABASE_URL: server.url },
