@@ -312,7 +312,15 @@ export class TaskRuntime {
         do {
           this.#claimAgain = false;
           while (!this.#draining && this.#runs.size + this.#reserved < this.maxConcurrentRuns) {
-            const record = await this.store.claim(this.nodeId, [...this.#executors.keys()]);
+            // The slot is the claim's while its query is in flight: a request starting a task
+            // meanwhile queues instead of taking it, so a claim never lands on a full node.
+            this.#reserved += 1;
+            let record: TaskRecord | undefined;
+            try {
+              record = await this.store.claim(this.nodeId, [...this.#executors.keys()]);
+            } finally {
+              this.#reserved -= 1;
+            }
             if (!record) break;
             this.#runClaimed(record);
           }
