@@ -1,5 +1,7 @@
 export { McpTasks, type McpTasksHandlerOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
 export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
+export { type McpTasksHandler, type DirectServe } from './direct/with-task-requests.js';
+export { type DirectRequest, type DirectResponse } from './direct/direct-exchange.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 export {
   defineTool,

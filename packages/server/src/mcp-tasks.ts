@@ -23,6 +23,8 @@ import { withBodyChecks } from './handlers/with-body-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
+import { taskRequestServer } from './direct/task-request-server.js';
+import { withTaskRequests, type McpTasksHandler } from './direct/with-task-requests.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
@@ -83,6 +85,12 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly handlerOptions?: Omit<CreateMcpHandlerOptions, 'onerror'>;
   /** Errors that do not reach the client, from the SDK's handler and from task listen streams. */
   readonly onerror?: (error: Error) => void;
+  /**
+   * Serve the 2026-07-28 `tasks/get|update|cancel` in front of the SDK, without a per-request
+   * McpServer (same answers; see {@link McpTasksHandler.serveDirect}). Default true; `false`
+   * sends every request through the SDK.
+   */
+  readonly directTasks?: boolean;
 }
 
 interface PreparedTools {
@@ -142,8 +150,8 @@ export class McpTasks {
    * `@modelcontextprotocol/node`, Express, Hono, or any fetch host). {@link drain} and
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
-  handler(options: McpTasksHandlerOptions): TaskListenHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, ...listenOptions } = options;
+  handler(options: McpTasksHandlerOptions): McpTasksHandler {
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, directTasks, ...listenOptions } = options;
     const prepared = this.#prepare(tools);
     const sdkHandler = createMcpHandler(
       (context) => {
@@ -155,7 +163,12 @@ export class McpTasks {
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
     const listen = this.listen(sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
-    return withBodyChecks(listen);
+    const serve =
+      this.enabled && directTasks !== false
+        ? taskRequestServer({ runtime: this.runtime, resolveOwner: this.#resolveOwner, serverName: name, serverInfo: { name, version }, tracer: this.#tracer, rateLimiter: this.#rateLimiter, onerror })
+        : async () => undefined;
+    const front = withTaskRequests(listen, serve);
+    return Object.assign(withBodyChecks(front), { serveDirect: serve });
   }
 
   /**
