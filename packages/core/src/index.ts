@@ -83,6 +83,7 @@ export {
 export { MemoryTaskStore, type MemoryTaskStoreOptions } from './store/memory-task-store.js';
 
 export { QUEUED_STATUS_MESSAGE, TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskExecutor, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
+export { MAX_BACKSTOP_STRETCH } from './runtime/control-poller.js';
 export { toolErrorResult } from './runtime/tool-error-result.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';
 export { classifyOwnRpcError, type RpcErrorClassifier } from './runtime/rpc-error-of.js';

@@ -168,12 +168,19 @@ export class TaskRuntime {
       options.onError ??
       ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}: ${logSafe(error)}`));
     this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
-    this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
-      console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
-    );
+    this.#poller = new ControlPoller(this.store, this.#runs, {
+      intervalMs: this.pollIntervalMs,
+      ...(node?.signalsProven ? { signalsProven: () => node.signalsProven!() } : {}),
+      onError: (error) => console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
+    });
     // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.
     this.#detachRuns = node?.attachRuns?.({ holds: (taskId) => this.#runs.has(taskId) }) ?? (() => {});
+  }
+
+  /** The backstop poll: polls made so far, and the gap it waits now (longer while signals are proven). */
+  get backstop(): { readonly polls: number; readonly gapMs: number } {
+    return { polls: this.#poller.polls, gapMs: this.#poller.gapMs };
   }
 
   /** Runs on this node now. */
