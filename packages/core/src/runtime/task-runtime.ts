@@ -255,16 +255,18 @@ export class TaskRuntime {
 
   /** Registers and starts the run of a task this node holds. */
   #launch<Args>(record: TaskRecord, request: TaskRunRequest<Args>, parent: Context): void {
-    const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
-    this.#runs.set(record.taskId, run);
+    const { taskId } = record;
+    const run = new ActiveRun({ taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
+    this.#runs.set(taskId, run);
+    // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
-      this.#runs.delete(record.taskId);
-      this.#settled.delete(record.taskId);
+      this.#runs.delete(taskId);
+      this.#settled.delete(taskId);
       // A freed slot may take a queued task; without a limit nothing waits for one, and the
       // hot path pays no claim query per finished run.
       if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
     });
-    this.#settled.set(record.taskId, settled);
+    this.#settled.set(taskId, settled);
   }
 
   /** Listens for claimable tasks and polls for them as a backstop, once a tool is registered. */
