@@ -200,6 +200,18 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     assert.deepEqual(await spanOf(direct), await spanOf(sdk));
   });
 
+  it('a handler told to answer every request as an event stream leaves tasks/* to the SDK, which streams them', async () => {
+    const streaming = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded], handlerOptions: { responseMode: 'sse' } });
+    try {
+      const taskId = await createTask(ALICE);
+      const ask: Ask = { method: 'tasks/get', params: { taskId }, auth: ALICE };
+      assert.equal(await takenDirectly(streaming, ask), false);
+      assert.match((await send(streaming, ask)).headers['content-type'] ?? '', /text\/event-stream/);
+    } finally {
+      await streaming.close();
+    }
+  });
+
   it('a rate-limited owner gets the same 429 from both paths', async () => {
     const limited = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
     const limitedSdk = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });

@@ -163,8 +163,9 @@ export class McpTasks {
       { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
     );
     const listen = this.listen(sdkHandler, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...(onerror === undefined ? {} : { onerror }) });
+    // The direct path answers in JSON, as the SDK does unless told to stream every answer.
     const serve =
-      this.enabled && directTasks !== false
+      this.enabled && directTasks !== false && handlerOptions?.responseMode !== 'sse'
         ? taskRequestServer({ runtime: this.runtime, resolveOwner: this.#resolveOwner, serverName: name, serverInfo: { name, version }, tracer: this.#tracer, rateLimiter: this.#rateLimiter, onerror })
         : async () => undefined;
     const front = withTaskRequests(listen, serve);
