@@ -84,7 +84,7 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     // A task queued by another node, which this node's claimer goes for as soon as the tool is registered.
     const elsewhere = await store.create(
       { taskId: randomUUID(), owner: owner(), tool: 'job', scopes: [], ttlMs: 60_000, pollIntervalMs: 100, nodeId: null, args: null, clientCapabilities: null, resumable: false, maxAttempts: 3 },
-      {},
+      { maxLive: Infinity },
     );
     rt.registerTool('job', { execute: execute as never, resumable: false });
     assert.equal(claimsAsked, 1, 'the claim is in flight');
