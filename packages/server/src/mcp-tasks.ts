@@ -254,6 +254,7 @@ export class McpTasks {
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+      tracer: this.#tracer,
     });
     this.#legacyEdges.add(edge);
     return edge;
