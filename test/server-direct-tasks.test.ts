@@ -1,13 +1,17 @@
-// The direct path of McpTasks.handler (2026-07-28 tasks/get|update|cancel served without a
-// per-request McpServer) answers every request exactly as the SDK path does: the same handler
-// built with `directTasks: false` is the reference, on one real PostgreSQL store, and each request
-// of a matrix (good, bad headers, missing extension, unknown task, another owner, missing scopes,
-// bad answers, rate limit) is sent to both and compared byte for byte (status, headers, body).
+// The direct path of McpTasks.handler (2026-07-28 tasks/get|update|cancel, and the tools/call of a
+// task tool that becomes a task, served without a per-request McpServer) answers every request
+// exactly as the SDK path does: the same handler built with `directTasks: false` is the reference,
+// on one real PostgreSQL store, and each request of a matrix (good, bad headers, missing
+// extension, unknown task or tool, another owner, missing scopes, bad answers or arguments, a tool
+// with prepare, over quota, rate limit) is sent to both and compared byte for byte (status,
+// headers, body; a created task's id and timestamps aside).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
-import { defineTool, McpTasks, type McpTasksHandler } from '@mcp-tasks/server';
+import { defaultOwnerResolver, defineTool, McpTasks, type McpTasksHandler } from '@mcp-tasks/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import * as z from 'zod';
 import { requestBody, requestHeaders } from './server-raw-client.js';
@@ -25,10 +29,61 @@ const guarded = defineTool({
   },
 });
 
+const counted = defineTool({
+  name: 'counted',
+  task: 'required',
+  input: z.object({ n: z.number().int() }),
+  execute: async ({ n }) => ({ content: [{ type: 'text', text: `n = ${n}` }] }),
+});
+
+const quick = defineTool({
+  name: 'quick',
+  task: 'optional',
+  input: z.object({}),
+  execute: async () => ({ content: [{ type: 'text', text: 'done' }] }),
+});
+
+const forbidden = defineTool({
+  name: 'forbidden',
+  task: 'forbidden',
+  input: z.object({}),
+  execute: async () => ({ content: [{ type: 'text', text: 'inline' }] }),
+});
+
+const preparing = defineTool({
+  name: 'preparing',
+  task: 'optional',
+  input: z.object({}),
+  prepare: async () => ({ ready: true }),
+  execute: async () => ({ content: [{ type: 'text', text: 'prepared' }] }),
+});
+
+/** Stays live (waiting for its input), so it holds a slot of its owner's quota. */
+const holding = defineTool({
+  name: 'holding',
+  task: 'required',
+  input: z.object({}),
+  execute: async (_args, ctx) => {
+    await ctx.elicit('ok', { mode: 'form', message: 'Hold?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+    return { content: [{ type: 'text', text: 'released' }] };
+  },
+});
+
+const TOOLS = [guarded, counted, quick, forbidden, preparing, holding];
+
 const hour = () => Math.floor(Date.now() / 1000) + 3600;
 const ALICE: AuthInfo = { token: 'alice', clientId: 'app', scopes: ['export'], expiresAt: hour(), extra: { sub: 'alice' }, resource: new URL('http://127.0.0.1/mcp') };
 const ALICE_NO_SCOPE: AuthInfo = { ...ALICE, token: 'alice-2', scopes: [] };
 const BOB: AuthInfo = { ...ALICE, token: 'bob', extra: { sub: 'bob' } };
+const CAROL: AuthInfo = { ...ALICE, token: 'carol', extra: { sub: 'carol' } };
+
+/** A task's id and timestamps differ between two created tasks; everything else must not. */
+function withoutTaskIdentity(exchange: Exchange): Exchange {
+  return {
+    ...exchange,
+    body: exchange.body.replace(/"taskId":"[^"]+"/g, '"taskId":"T"').replace(/"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z"/g, '"TIME"'),
+  };
+}
 
 interface Exchange {
   readonly status: number;
@@ -107,14 +162,17 @@ async function settled(taskId: string): Promise<string> {
 }
 
 before(async () => {
+  // So a task's execute_tool span finds the request span it was started under.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   db = await createTestDatabase();
   const store = await PostgresTaskStore.connect({ connectionString: db.url });
   tasks = new McpTasks({ store, pollIntervalMs: 50, rateLimit: false, telemetry: { tracerProvider } });
-  direct = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded] });
-  sdk = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded], directTasks: false });
+  direct = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS });
+  sdk = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS, directTasks: false });
 });
 
 after(async () => {
+  context.disable();
   await direct?.close();
   await sdk?.close();
   await tasks?.close();
@@ -200,8 +258,116 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     assert.deepEqual(await spanOf(direct), await spanOf(sdk));
   });
 
+  it('tools/call of a task tool, with every kind of mistake, gets the same status, headers and body from both paths', async () => {
+    const call = (name: string, args: unknown, rest: Partial<Ask> = {}): Ask => ({ method: 'tools/call', params: { name, arguments: args }, ...rest });
+    const cases: { name: string; ask: Ask; direct: boolean }[] = [
+      { name: 'a required tool becomes a task', ask: call('counted', { n: 3 }), direct: true },
+      { name: 'an optional tool becomes a task', ask: call('quick', {}), direct: true },
+      { name: 'without arguments', ask: { method: 'tools/call', params: { name: 'quick' } }, direct: true },
+      { name: 'a string id', ask: call('counted', { n: 3 }, { body: (b) => ({ ...b, id: 'call-1' }) }), direct: true },
+      { name: 'a scoped tool with a token that grants its scope', ask: call('guarded', {}, { auth: ALICE }), direct: true },
+      { name: 'a scoped tool with a token without its scope', ask: call('guarded', {}, { auth: ALICE_NO_SCOPE }), direct: false },
+      { name: 'a scoped tool without a token', ask: call('guarded', {}), direct: false },
+      { name: 'invalid arguments', ask: call('counted', { n: 'three' }), direct: false },
+      { name: 'missing arguments', ask: call('counted', {}), direct: false },
+      { name: 'arguments not an object', ask: call('counted', [3]), direct: false },
+      { name: 'a required tool without the extension', ask: call('counted', { n: 3 }, { declare: false }), direct: false },
+      { name: 'an optional tool without the extension', ask: call('quick', {}, { declare: false }), direct: false },
+      { name: 'an unknown tool', ask: call('nope', {}), direct: false },
+      { name: 'a forbidden tool', ask: call('forbidden', {}), direct: false },
+      { name: 'a tool with prepare', ask: call('preparing', {}), direct: false },
+      { name: 'Mcp-Name names another tool', ask: call('counted', { n: 3 }, { headers: { 'mcp-name': 'quick' } }), direct: false },
+      { name: 'no Mcp-Name', ask: call('counted', { n: 3 }, { headers: { 'mcp-name': undefined } }), direct: false },
+      { name: 'Mcp-Method names another method', ask: call('counted', { n: 3 }, { headers: { 'mcp-method': 'tasks/get' } }), direct: false },
+      { name: 'a 2025 protocol version header', ask: call('counted', { n: 3 }, { headers: { 'mcp-protocol-version': '2025-11-25' } }), direct: false },
+      { name: 'no envelope', ask: call('counted', { n: 3 }, { body: (b) => ({ ...b, params: { name: 'counted', arguments: { n: 3 } } }) }), direct: false },
+      { name: 'name a number', ask: { method: 'tools/call', params: { name: 5 } }, direct: false },
+    ];
+    for (const { name, ask, direct: expected } of cases) {
+      assert.equal(await takenDirectly(direct, ask), expected, `${name}: the direct path ${expected ? 'takes' : 'leaves'} it`);
+      const viaSdk = withoutTaskIdentity(await send(sdk, ask));
+      const viaDirect = withoutTaskIdentity(await send(direct, ask));
+      assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
+    }
+  });
+
+  it('a task created by the direct path is the row the SDK path creates, and runs to the same result', async () => {
+    const ask: Ask = { method: 'tools/call', params: { name: 'counted', arguments: { n: 41 } }, auth: ALICE };
+    assert.equal(await takenDirectly(direct, ask), true, 'the direct path takes it');
+    const ids = [] as string[];
+    for (const handler of [direct, sdk]) {
+      const created = JSON.parse((await send(handler, ask)).body);
+      assert.equal(created.result?.resultType, 'task', JSON.stringify(created));
+      ids.push(created.result.taskId as string);
+    }
+    const final = async (taskId: string) => {
+      for (let i = 0; i < 400; i += 1) {
+        const got = JSON.parse((await send(sdk, { method: 'tasks/get', params: { taskId }, auth: ALICE })).body).result;
+        if (got.status !== 'working') return got;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error(`task ${taskId} never settled`);
+    };
+    const [fromDirect, fromSdk] = [await final(ids[0]!), await final(ids[1]!)];
+    assert.equal(fromDirect.status, 'completed');
+    const identityless = (task: Record<string, unknown>) => JSON.parse(withoutTaskIdentity({ status: 200, headers: {}, body: JSON.stringify(task) }).body);
+    assert.deepEqual(identityless(fromDirect), identityless(fromSdk));
+    const owner = await defaultOwnerResolver()({ authInfo: ALICE, serverName: 'direct-test' });
+    const [rowDirect, rowSdk] = [await tasks.runtime.store.get({ taskId: ids[0]!, owner }), await tasks.runtime.store.get({ taskId: ids[1]!, owner })];
+    assert.ok(rowDirect && rowSdk, 'both rows are the owner\'s');
+    assert.deepEqual(
+      { args: rowDirect.args, scopes: rowDirect.scopes, tool: rowDirect.tool, owner: rowDirect.owner, capabilities: rowDirect.clientCapabilities },
+      { args: rowSdk.args, scopes: rowSdk.scopes, tool: rowSdk.tool, owner: rowSdk.owner, capabilities: rowSdk.clientCapabilities },
+    );
+  });
+
+  it('over its quota an owner gets the same answers from both paths: a required tool refused, an optional one run inline', async () => {
+    const quota = new McpTasks({ store: tasks.runtime.store, pollIntervalMs: 50, rateLimit: false, maxPerPrincipal: 1 });
+    const a = quota.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS });
+    const b = quota.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS, directTasks: false });
+    try {
+      const held = JSON.parse((await send(b, { method: 'tools/call', params: { name: 'holding', arguments: {} }, auth: CAROL })).body);
+      assert.equal(held.result?.resultType, 'task', JSON.stringify(held));
+      for (const ask of [
+        { method: 'tools/call', params: { name: 'counted', arguments: { n: 1 } }, auth: CAROL },
+        { method: 'tools/call', params: { name: 'quick', arguments: {} }, auth: CAROL },
+      ] satisfies Ask[]) {
+        assert.equal(await takenDirectly(a, ask), false, `${ask.params.name}: over quota, the direct path leaves it`);
+        const [viaDirect, viaSdk] = [await send(a, ask), await send(b, ask)];
+        assert.deepEqual(viaDirect, viaSdk, `${ask.params.name}: the same answer`);
+      }
+      assert.match((await send(a, { method: 'tools/call', params: { name: 'quick', arguments: {} }, auth: CAROL })).body, /"text":"done"/);
+    } finally {
+      await a.close();
+      await b.close();
+      await quota.runtime.close();
+    }
+  });
+
+  it("a tools/call span of the direct path, and its task's execute_tool child, are the SDK path's", async () => {
+    const spansOf = async (handler: McpTasksHandler) => {
+      exporter.reset();
+      const created = JSON.parse((await send(handler, { method: 'tools/call', params: { name: 'counted', arguments: { n: 2 } }, auth: ALICE })).body);
+      const taskId = created.result.taskId as string;
+      let run;
+      for (let i = 0; i < 400 && !run; i += 1) {
+        run = exporter.getFinishedSpans().find((span) => span.name === 'execute_tool counted' && span.attributes['mcp.task.id'] === taskId);
+        if (!run) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.ok(run, 'the run ended its execute_tool span');
+      const calls = exporter.getFinishedSpans().filter((span) => span.name === 'tools/call counted');
+      assert.equal(calls.length, 1);
+      const call = calls[0]!;
+      assert.equal(run.parentSpanContext?.spanId, call.spanContext().spanId, 'execute_tool is the child of tools/call');
+      const stable = (attributes: Record<string, unknown>) => ({ ...attributes, 'mcp.task.id': typeof attributes['mcp.task.id'] });
+      return { name: call.name, kind: call.kind, attributes: stable(call.attributes), status: call.status, run: { name: run.name, kind: run.kind } };
+    };
+    assert.equal(await takenDirectly(direct, { method: 'tools/call', params: { name: 'counted', arguments: { n: 2 } }, auth: ALICE }), true, 'the direct path takes it');
+    assert.deepEqual(await spansOf(direct), await spansOf(sdk));
+  });
+
   it('a handler told to answer every request as an event stream leaves tasks/* to the SDK, which streams them', async () => {
-    const streaming = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded], handlerOptions: { responseMode: 'sse' } });
+    const streaming = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS, handlerOptions: { responseMode: 'sse' } });
     try {
       const taskId = await createTask(ALICE);
       const ask: Ask = { method: 'tasks/get', params: { taskId }, auth: ALICE };

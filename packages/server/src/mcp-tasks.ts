@@ -24,7 +24,8 @@ import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-s
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
-import { withTaskRequests, type McpTasksHandler } from './direct/with-task-requests.js';
+import { toolCallServer } from './direct/tool-call-server.js';
+import { withTaskRequests, type DirectServe, type McpTasksHandler } from './direct/with-task-requests.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
@@ -104,8 +105,9 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   /** Upstream MCP servers whose tools are served next to these ({@link proxyUpstream}); their tasks become this server's. */
   readonly upstreams?: readonly UpstreamMount[];
   /**
-   * Serve the 2026-07-28 `tasks/get|update|cancel` in front of the SDK, without a per-request
-   * McpServer (same answers; see {@link McpTasksHandler.serveDirect}). Default true; `false`
+   * Serve the 2026-07-28 `tasks/get|update|cancel`, and the `tools/call` of a task tool that
+   * becomes a task, in front of the SDK without a per-request McpServer (same answers; see
+   * {@link McpTasksHandler.serveDirect}). Default true; `false`
    * sends every request through the SDK.
    */
   readonly directTasks?: boolean;
@@ -203,19 +205,33 @@ export class McpTasks {
       : sdkHandler;
     const listen = this.listen(legacy, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...errors });
     // The direct path answers in JSON, as the SDK does unless told to stream every answer.
-    const serve =
-      this.enabled && directTasks !== false && handlerOptions?.responseMode !== 'sse'
-        ? taskRequestServer({
+    const direct = this.enabled && directTasks !== false && handlerOptions?.responseMode !== 'sse';
+    const serveTasks = direct
+      ? taskRequestServer({
+          runtime: this.runtime,
+          resolveOwner: this.#resolveOwner,
+          serverName: name,
+          serverInfo: { name, version },
+          tracer: this.#tracer,
+          rateLimiter: this.#rateLimiter,
+          onerror,
+          ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
+        })
+      : undefined;
+    // With upstreams the proxy routes every tools/call first: those stay the SDK path's.
+    const serveTools =
+      direct && !proxy && prepared.byName.size > 0
+        ? toolCallServer({
             runtime: this.runtime,
             resolveOwner: this.#resolveOwner,
             serverName: name,
             serverInfo: { name, version },
             tracer: this.#tracer,
-            rateLimiter: this.#rateLimiter,
-            onerror,
-            ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
+            tools: prepared.byName,
+            maxArgumentBytes: this.#maxArgumentBytes,
           })
-        : async () => undefined;
+        : undefined;
+    const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request));
     const front = withTaskRequests(listen, serve);
     return Object.assign(withBodyChecks(front), { serveDirect: serve });
   }

@@ -1,4 +1,4 @@
-import { ownerKey, RateLimitedError, type TaskOwner, type TaskRuntime } from '@mcp-tasks/core';
+import { ownerKey, RateLimitedError, type TaskRuntime } from '@mcp-tasks/core';
 import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { TaskReadMemo } from '../auth/task-read-memo.js';
@@ -12,6 +12,7 @@ import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
 
@@ -58,19 +59,8 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     const fast = readFastTaskRequest(request);
     if (!fast) return undefined;
     const authInfo = request.authInfo;
-    let owner: TaskOwner;
-    try {
-      owner = await resolveOwner({
-        ...(authInfo === undefined ? {} : { authInfo }),
-        get request() {
-          return request.toRequest();
-        },
-        serverName,
-      });
-    } catch {
-      // The SDK path reports and answers a resolver failure at each of its steps: leave it to it.
-      return undefined;
-    }
+    const owner = await directOwnerOf(resolveOwner, serverName, request);
+    if (owner === undefined) return undefined;
     if (rateLimiter) {
       const retryAfterMs = rateLimiter.take(ownerKey(owner));
       if (retryAfterMs > 0) return rateLimited(fast, new RateLimitedError(retryAfterMs));

@@ -6,10 +6,11 @@ import { directRequestOf, toWebResponse, type DirectRequest, type DirectResponse
 /** Serves one request on the direct path, or `undefined` when it is the SDK's. */
 export type DirectServe = (request: DirectRequest) => Promise<DirectResponse | undefined>;
 
-/** A handler whose 2026-07-28 `tasks/*` requests a host can also hand over without a WHATWG `Request`. */
+/** A handler whose 2026-07-28 `tasks/*` and task `tools/call` requests a host can also hand over without a WHATWG `Request`. */
 export interface McpTasksHandler extends TaskListenHandler {
   /**
-   * Serves `request` when it is a 2026-07-28 `tasks/get|update|cancel` the direct path answers;
+   * Serves `request` when it is a 2026-07-28 `tasks/get|update|cancel`, or a `tools/call` that
+   * becomes a task, that the direct path answers;
    * `undefined` otherwise, and the host then calls `fetch` as for any request. A node:http host
    * that already parsed the body (and verified the token) skips the WHATWG round trip this way.
    */

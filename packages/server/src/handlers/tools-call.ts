@@ -1,6 +1,5 @@
 import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
-import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
-import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
+import { ProtocolError, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { assertScopes } from '../auth/task-scopes.js';
@@ -11,6 +10,8 @@ import { isInputRequired } from '../tool/is-input-required.js';
 import { carryPrepared, PREPARE_IN_TASK } from '../tool/run-carry.js';
 import { taskExecute } from '../tool/task-execute.js';
 import type { HandlerDeps } from './handler-deps.js';
+import { startToolTask } from './start-tool-task.js';
+import { parseArguments } from './tool-arguments.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
@@ -42,7 +43,7 @@ export interface TaskCallRevision {
   inlineInputRequired?(tool: TaskTool, result: InputRequiredResult, noTaskNow: boolean): CallToolResult;
 }
 
-const EXTENSION_REVISION: TaskCallRevision = {
+export const EXTENSION_REVISION: TaskCallRevision = {
   wantsTask: (_request, ctx) => declaresTasksExtension(ctx),
   taskRequired: (tool) => missingTasksCapability(`tool ${tool.name}`),
   created: (record) => ({ resultType: 'task', ...toTaskView(record) }),
@@ -111,18 +112,13 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
       prepared = outcome;
     }
     try {
-      const clientCapabilities = clientCapabilitiesOf(ctx);
       // What a node that claims the task needs to run it as this one would.
       const carried = prepareInTask ? PREPARE_IN_TASK : tool.prepare ? carryPrepared(prepared) : undefined;
-      const record = await deps.runtime.start({
+      const record = await startToolTask(deps.runtime, tool, ctx, {
         owner,
-        tool: tool.name,
-        scopes: tool.scopes,
         args,
-        resumable: tool.resumable,
-        ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
-        ...(carried === undefined ? {} : { carried }),
-        ...(ttlMs === undefined ? {} : { ttlMs }),
+        carried,
+        ttlMs,
         execute: prepareInTask ? revision.executeWithPrepare!(tool, owner, ctx) : taskExecute(tool, prepared),
       });
       return revision.created(record);
@@ -133,20 +129,4 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
       throw toProtocolError(error);
     }
   };
-}
-
-function parseArguments(tool: TaskTool, raw: unknown, maxBytes: number): unknown {
-  const value = raw ?? {};
-  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-  if (bytes > maxBytes) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${tool.name}: arguments are ${bytes} bytes; the limit is ${maxBytes}`);
-  }
-  const parsed = tool.input.safeParse(value);
-  if (!parsed.success) {
-    const detail = parsed.error.issues
-      .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(arguments)'}: ${issue.message}`)
-      .join('; ');
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${tool.name}: ${detail}`);
-  }
-  return parsed.data;
 }

@@ -1,0 +1,82 @@
+import { QuotaExceededError, RuntimeDrainingError, type TaskRuntime } from '@mcp-tasks/core';
+import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
+import { missingScopes } from '../auth/task-scopes.js';
+import { toProtocolError } from '../errors/to-protocol-error.js';
+import { startToolTask } from '../handlers/start-tool-task.js';
+import { checkArguments } from '../handlers/tool-arguments.js';
+import { EXTENSION_REVISION } from '../handlers/tools-call.js';
+import type { OwnerResolver } from '../owner/owner-resolver.js';
+import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
+import type { TaskTool } from '../tool/define-tool.js';
+import { taskExecute } from '../tool/task-execute.js';
+import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { directOwnerOf } from './direct-owner.js';
+import { errorResponse, resultResponse } from './encode-task-response.js';
+import { readFastToolCall, type FastToolCall } from './fast-tool-call.js';
+
+/** What {@link toolCallServer} needs: the same parts the SDK path's `tools/call` is built from. */
+export interface ToolCallServerOptions {
+  readonly runtime: TaskRuntime;
+  readonly resolveOwner: OwnerResolver;
+  /** The server part of the owners (the McpServer's name). */
+  readonly serverName: string;
+  /** Stamped on every result's `_meta`, as the SDK stamps its McpServer's identity. */
+  readonly serverInfo: Implementation;
+  readonly tracer: McpRequestTracer;
+  /** The handler's own task tools (not proxied ones). */
+  readonly tools: ReadonlyMap<string, TaskTool>;
+  /** Largest serialised `arguments` a task accepts. */
+  readonly maxArgumentBytes: number;
+}
+
+/** Returned by the traced start when the runtime takes no task now: the SDK path answers instead. */
+const NO_TASK_NOW = Symbol('no task now');
+
+/**
+ * Serves the 2026-07-28 `tools/call` that becomes a task without a per-request McpServer: the
+ * same argument check, owner, task row, span (and `execute_tool` child) and CreateTaskResult
+ * bytes as the SDK path's `tools/call`. Only a call the SDK path would certainly answer with a
+ * task is served here ({@link readFastToolCall}); one with arguments its schema refuses, a
+ * scoped tool without a token that grants every scope (the SDK's scope challenge answers it),
+ * and a call the runtime takes no task for now (over quota, draining: an optional tool then runs
+ * inline, a required one is refused) return `undefined`, and the caller hands them to the SDK path.
+ * `tools/call` is not rate limited on either path (the owner limit counts `tasks/*` and listens).
+ */
+export function toolCallServer(options: ToolCallServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes } = options;
+  return async (request) => {
+    const call = readFastToolCall(request, tools);
+    if (!call) return undefined;
+    const { tool } = call;
+    const authInfo = request.authInfo;
+    if (tool.scopes.length > 0 && (authInfo === undefined || missingScopes(tool.scopes, authInfo).length > 0)) return undefined;
+    const checked = checkArguments(tool, call.arguments, maxArgumentBytes);
+    if (!checked.ok) return undefined;
+    const owner = await directOwnerOf(resolveOwner, serverName, request);
+    if (owner === undefined) return undefined;
+    const ctx = contextOf(call, authInfo);
+    try {
+      const result = await tracer.trace({ method: 'tools/call', toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {
+        try {
+          const record = await startToolTask(runtime, tool, ctx, { owner, args: checked.value, execute: taskExecute(tool, undefined) });
+          return EXTENSION_REVISION.created(record);
+        } catch (error) {
+          if (error instanceof QuotaExceededError || error instanceof RuntimeDrainingError) return NO_TASK_NOW;
+          throw toProtocolError(error);
+        }
+      });
+      if (result === NO_TASK_NOW) return undefined;
+      return resultResponse(call.id, result as Record<string, unknown>, serverInfo);
+    } catch (error) {
+      return errorResponse(call.id, error);
+    }
+  };
+}
+
+/** What the tracer and the task start read of the SDK's context, built as the SDK builds it. */
+function contextOf(call: FastToolCall, authInfo: DirectRequest['authInfo']): ServerContext {
+  return {
+    mcpReq: { id: call.id, method: call.method, _meta: call.meta, envelope: call.envelope },
+    http: authInfo === undefined ? undefined : { authInfo },
+  } as unknown as ServerContext;
+}

@@ -1,0 +1,35 @@
+import type { JsonObject, TaskExecute, TaskOwner, TaskRecord, TaskRuntime } from '@mcp-tasks/core';
+import { clientCapabilitiesOf, type EnvelopeCarrier } from '../capability/client-capabilities.js';
+import type { TaskTool } from '../tool/define-tool.js';
+
+/** What a `tools/call` that becomes a task hands the runtime beside the tool and its arguments. */
+export interface ToolTaskStart {
+  readonly owner: TaskOwner;
+  /** The checked arguments ({@link checkArguments}). */
+  readonly args: unknown;
+  /** How the task runs the tool. */
+  readonly execute: TaskExecute<unknown>;
+  /** What a node that claims the task needs to run it as this one would. */
+  readonly carried?: JsonObject | undefined;
+  readonly ttlMs?: number | undefined;
+}
+
+/**
+ * Commits the task of one `tools/call`, with the client capabilities of the request's envelope
+ * (the run asks the client only for what it can answer). Both request paths start tasks here, so
+ * a task started by either is the same row. Throws what the runtime throws (quota, draining).
+ */
+export function startToolTask(runtime: TaskRuntime, tool: TaskTool, ctx: EnvelopeCarrier, start: ToolTaskStart): Promise<TaskRecord> {
+  const clientCapabilities = clientCapabilitiesOf(ctx);
+  return runtime.start({
+    owner: start.owner,
+    tool: tool.name,
+    scopes: tool.scopes,
+    args: start.args,
+    resumable: tool.resumable,
+    ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+    ...(start.carried === undefined ? {} : { carried: start.carried }),
+    ...(start.ttlMs === undefined ? {} : { ttlMs: start.ttlMs }),
+    execute: start.execute,
+  });
+}
