@@ -69,7 +69,15 @@ const holding = defineTool({
   },
 });
 
-const TOOLS = [guarded, counted, quick, forbidden, preparing, holding];
+/** A name the front door's body check refuses (the SDK would otherwise take it). */
+const oddlyNamed = defineTool({
+  name: 'odd/name',
+  task: 'required',
+  input: z.object({}),
+  execute: async () => ({ content: [{ type: 'text', text: 'odd' }] }),
+});
+
+const TOOLS = [guarded, counted, quick, forbidden, preparing, holding, oddlyNamed];
 
 const hour = () => Math.floor(Date.now() / 1000) + 3600;
 const ALICE: AuthInfo = { token: 'alice', clientId: 'app', scopes: ['export'], expiresAt: hour(), extra: { sub: 'alice' }, resource: new URL('http://127.0.0.1/mcp') };
@@ -282,6 +290,7 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       { name: 'a 2025 protocol version header', ask: call('counted', { n: 3 }, { headers: { 'mcp-protocol-version': '2025-11-25' } }), direct: false },
       { name: 'no envelope', ask: call('counted', { n: 3 }, { body: (b) => ({ ...b, params: { name: 'counted', arguments: { n: 3 } } }) }), direct: false },
       { name: 'name a number', ask: { method: 'tools/call', params: { name: 5 } }, direct: false },
+      { name: 'a name the body check refuses', ask: call('odd/name', {}), direct: false },
     ];
     for (const { name, ask, direct: expected } of cases) {
       assert.equal(await takenDirectly(direct, ask), expected, `${name}: the direct path ${expected ? 'takes' : 'leaves'} it`);

@@ -100,7 +100,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
     let request: Request | undefined;
     const toRequest = () => (request ??= webRequestOf(req, res, url, body));
     if (req.method === 'POST' && handler.serveDirect) {
-      // tasks/get|update|cancel go from the parsed body to the socket: no WHATWG round trip.
+      // tasks/get|update|cancel and task-creating tools/call go from the parsed body to the socket: no WHATWG round trip.
       const direct = await handler.serveDirect({ method: 'POST', header: (name) => headerOf(req, name), body: parsedBody, authInfo, toRequest });
       if (direct) {
         res.writeHead(direct.status, { ...direct.headers, 'content-length': String(Buffer.byteLength(direct.body)) }).end(direct.body);

@@ -1,4 +1,5 @@
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import { checkRequestBody } from '../handlers/check-request-body.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import type { DirectRequest } from './direct-exchange.js';
 import { isPlainObject, readModernRequest, type ModernRequest } from './modern-request.js';
@@ -16,7 +17,8 @@ export interface FastToolCall extends ModernRequest {
  * a task tool of `tools` whose task support is `required` or `optional` and which has no
  * `prepare` (that may ask for input on the request, which stays the SDK's), `arguments` an
  * object when present, no `inputResponses` or `requestState` (retries of a multi-round-trip call),
- * and the tasks extension declared in the envelope. Anything else is `undefined`, for the SDK.
+ * and the tasks extension declared in the envelope. Anything else is `undefined`, for the SDK;
+ * so is a body the front door's checks refuse (a host may call `serveDirect` before them).
  */
 export function readFastToolCall(request: DirectRequest, tools: ReadonlyMap<string, TaskTool>): FastToolCall | undefined {
   let tool: TaskTool | undefined;
@@ -30,7 +32,7 @@ export function readFastToolCall(request: DirectRequest, tools: ReadonlyMap<stri
     if ('inputResponses' in params || 'requestState' in params) return undefined;
     return name;
   });
-  if (!read || tool === undefined) return undefined;
+  if (!read || tool === undefined || checkRequestBody(request.body) !== undefined) return undefined;
   if (!declaresTasksExtension({ mcpReq: { envelope: read.envelope } })) return undefined;
   return { ...read, tool, arguments: read.rawParams['arguments'] };
 }
