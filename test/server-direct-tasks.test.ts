@@ -353,6 +353,29 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     }
   });
 
+  it('a draining node answers tools/call on both paths alike, with one request span', async () => {
+    const draining = new McpTasks({ store: tasks.runtime.store, pollIntervalMs: 50, rateLimit: false, telemetry: { tracerProvider } });
+    const a = draining.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS });
+    const b = draining.handler({ name: 'direct-test', version: '1.2.3', tools: TOOLS, directTasks: false });
+    try {
+      await within(draining.runtime.drain(1_000), 10_000, 'the drain');
+      for (const ask of [
+        { method: 'tools/call', params: { name: 'counted', arguments: { n: 1 } }, auth: ALICE },
+        { method: 'tools/call', params: { name: 'quick', arguments: {} }, auth: ALICE },
+      ] satisfies Ask[]) {
+        assert.equal(await takenDirectly(a, ask), false, `${ask.params.name}: draining, the direct path leaves it`);
+        exporter.reset();
+        const viaDirect = await send(a, ask);
+        assert.equal(exporter.getFinishedSpans().filter((span) => span.name.startsWith('tools/call')).length, 1, `${ask.params.name}: one request span`);
+        assert.deepEqual(viaDirect, await send(b, ask), `${ask.params.name}: the same answer`);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+      await draining.runtime.close();
+    }
+  });
+
   it("a tools/call span of the direct path, and its task's execute_tool child, are the SDK path's", async () => {
     const spansOf = async (handler: McpTasksHandler) => {
       exporter.reset();

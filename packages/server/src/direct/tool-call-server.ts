@@ -40,6 +40,8 @@ const NO_TASK_NOW = Symbol('no task now');
  * scoped tool without a token that grants every scope (the SDK's scope challenge answers it),
  * and a call the runtime takes no task for now (over quota, draining: an optional tool then runs
  * inline, a required one is refused) return `undefined`, and the caller hands them to the SDK path.
+ * Over quota that costs one more span (this path's, ended without a task) and one more refusal in
+ * the quota metrics, since only the store's insert knows the owner is over it.
  * `tools/call` is not rate limited on either path (the owner limit counts `tasks/*` and listens).
  */
 export function toolCallServer(options: ToolCallServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
@@ -50,6 +52,8 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
     const { tool } = call;
     const authInfo = request.authInfo;
     if (tool.scopes.length > 0 && (authInfo === undefined || missingScopes(tool.scopes, authInfo).length > 0)) return undefined;
+    // Draining refuses every start: no span of this path's for a call the SDK path then answers.
+    if (runtime.draining) return undefined;
     const checked = checkArguments(tool, call.arguments, maxArgumentBytes);
     if (!checked.ok) return undefined;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
