@@ -21,7 +21,12 @@ async function spawnV1Upstream(env: Record<string, string> = {}): Promise<{ chil
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, url: await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000) };
+  try {
+    return { child, url: await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000) };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
 }
 
 let db: TestDatabase;
