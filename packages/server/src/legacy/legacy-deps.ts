@@ -16,6 +16,8 @@ export interface LegacyTasksDeps {
   readonly onerror: (error: Error) => void;
   /** Caps on open streams per owner and node, shared with the task listen streams: a `tasks/result` stream takes a slot. */
   readonly streamCaps?: ListenStreamCaps;
+  /** Told of each task this serving cancelled, at once (a proxied task's upstream task is cancelled from here, as 2026's `tasks/cancel` does). */
+  readonly cancelled?: (ref: TaskRef) => void;
 }
 
 /** One HTTP request to the 2025-11-25 serving: what every answer needs. */
