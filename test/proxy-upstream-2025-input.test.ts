@@ -9,7 +9,7 @@ import { CallToolResultSchema, ElicitRequestSchema, type ElicitResult } from '@m
 import { connectLegacyClient, type LegacyClient } from './legacy-client.js';
 import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { spawnDemoNode, type DemoProcess } from './support/demo-process.js';
+import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 
 const BOUND_MS = 30_000;
@@ -68,6 +68,16 @@ describe('a gateway relaying the side-channel input of a 2025-11-25 upstream', {
     const done = await waitFor(gateway.url, taskId, (task) => task['status'] !== 'working' && task['status'] !== 'input_required', 20_000);
     assert.equal(done['status'], 'completed', JSON.stringify(done));
     assert.equal(done['result']?.['content']?.[0]?.['text'], 'Kept keep.txt.');
+  });
+
+  it('a cancel while the upstream task waits for its answer cancels the upstream task (its run stops)', async () => {
+    const created = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_confirm_delete', arguments: { filename: 'gone.txt' } }), BOUND_MS, 'tools/call');
+    const taskId = created.result!['taskId'] as string;
+    await waitFor(gateway.url, taskId, (task) => task['status'] === 'input_required', 20_000);
+    assert.equal(await metric(upstream.base, 'mcp_tasks_running'), 1);
+    assert.ok((await rpc(gateway.url, 'tasks/cancel', { taskId })).result);
+    await eventually(async () => (await metric(upstream.base, 'mcp_tasks_running')) === 0, 10_000, 'the upstream run stops');
+    assert.equal((await rpc(gateway.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
   });
 
   it("a 2025-11-25 client through the gateway answers the 2025-11-25 upstream's elicitation with its own handler", async () => {

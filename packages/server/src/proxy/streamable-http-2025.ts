@@ -150,6 +150,8 @@ export class StreamableHttp2025Client implements UpstreamClient {
   }
 
   async cancelTask(taskId: string, session?: string): Promise<void> {
+    // Nobody answers what a cancelled task asked: its held requests are let go.
+    this.#inputs.drop(taskId);
     await this.#call((client, types) => client.request({ method: 'tasks/cancel', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/cancel', session);
   }
 
