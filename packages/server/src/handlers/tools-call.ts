@@ -1,4 +1,4 @@
-import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
+import { QuotaExceededError, RuntimeDrainingError, toTaskView, type JsonObject, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -23,7 +23,7 @@ export interface TaskCallRevision {
   /** Whether this request asks for a task. */
   wantsTask(request: JSONRPCRequest, ctx: ServerContext): boolean;
   /** The error for a required tool called without asking for a task. */
-  taskRequired(tool: TaskTool): Error;
+  taskRequired(tool: { readonly name: string }): Error;
   /** The error for asking a task of a `forbidden` tool; `undefined` runs it inline. */
   taskForbidden?(tool: TaskTool): Error;
   /** The time to live the request asks for (checked), if any. */
@@ -40,9 +40,14 @@ export interface TaskCallRevision {
    * the request; `undefined` answers the input-required result as it is (MRTR).
    */
   inlineInputRequired?(tool: TaskTool, result: InputRequiredResult, noTaskNow: boolean): CallToolResult;
+  /**
+   * What a request of this revision that declares no client capabilities may be asked for, as
+   * far as an upstream needs telling (a proxied call); `undefined`: nothing.
+   */
+  readonly undeclaredCapabilities?: JsonObject;
 }
 
-const EXTENSION_REVISION: TaskCallRevision = {
+export const EXTENSION_REVISION: TaskCallRevision = {
   wantsTask: (_request, ctx) => declaresTasksExtension(ctx),
   taskRequired: (tool) => missingTasksCapability(`tool ${tool.name}`),
   created: (record) => ({ resultType: 'task', ...toTaskView(record) }),
