@@ -26,7 +26,14 @@ export async function spawnDemoNode(name: string, env: Record<string, string>): 
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+  let url: string;
+  try {
+    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+  } catch (error) {
+    // A node that never came up is not the test's to stop: without this it would hold the file open.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return { name, url, base: url.replace(/\/mcp$/, ''), child, output: () => output, exited };
 }
 

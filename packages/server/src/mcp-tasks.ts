@@ -271,6 +271,9 @@ export class McpTasks {
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
       tracer: this.#tracer,
+      cancelled: (ref) => {
+        for (const proxy of this.#proxies) proxy.cancelled(ref);
+      },
     });
     this.#legacyEdges.add(edge);
     return edge;
@@ -316,7 +319,7 @@ export class McpTasks {
       });
       takeOverToolsCall(server, (own) => {
         const local = this.enabled && prepared.byName.size > 0 ? this.#toolsCall(deps, prepared, own, legacy) : own;
-        const route = proxy.route(deps, local, registeredToolNames(server));
+        const route = proxy.route(deps, local, registeredToolNames(server), legacy && this.enabled ? LEGACY_REVISION : undefined);
         return (request, ctx) => this.#tracer.trace({ method: 'tools/call', ...toolNameOf(request) }, ctx, () => route(request, ctx));
       });
     }

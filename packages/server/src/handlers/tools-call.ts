@@ -1,4 +1,4 @@
-import { QuotaExceededError, RuntimeDrainingError, toTaskView, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
+import { QuotaExceededError, RuntimeDrainingError, toTaskView, type JsonObject, type RpcErrorClassifier, type TaskExecute, type TaskOwner, type TaskRecord } from '@mcp-tasks/core';
 import { ProtocolError, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
@@ -24,7 +24,7 @@ export interface TaskCallRevision {
   /** Whether this request asks for a task. */
   wantsTask(request: JSONRPCRequest, ctx: ServerContext): boolean;
   /** The error for a required tool called without asking for a task. */
-  taskRequired(tool: TaskTool): Error;
+  taskRequired(tool: { readonly name: string }): Error;
   /** The error for asking a task of a `forbidden` tool; `undefined` runs it inline. */
   taskForbidden?(tool: TaskTool): Error;
   /** The time to live the request asks for (checked), if any. */
@@ -41,6 +41,11 @@ export interface TaskCallRevision {
    * the request; `undefined` answers the input-required result as it is (MRTR).
    */
   inlineInputRequired?(tool: TaskTool, result: InputRequiredResult, noTaskNow: boolean): CallToolResult;
+  /**
+   * What a request of this revision that declares no client capabilities may be asked for, as
+   * far as an upstream needs telling (a proxied call); `undefined`: nothing.
+   */
+  readonly undeclaredCapabilities?: JsonObject;
 }
 
 export const EXTENSION_REVISION: TaskCallRevision = {

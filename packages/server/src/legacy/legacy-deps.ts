@@ -19,6 +19,8 @@ export interface LegacyTasksDeps {
   readonly streamCaps?: ListenStreamCaps;
   /** Request spans, as the SDK path's `tasks/*` get them. */
   readonly tracer?: McpRequestTracer;
+  /** Told of each task this serving cancelled, at once (a proxied task's upstream task is cancelled from here, as 2026's `tasks/cancel` does). */
+  readonly cancelled?: (ref: TaskRef) => void;
 }
 
 /** One HTTP request to the 2025-11-25 serving: what every answer needs. */

@@ -23,6 +23,7 @@ export async function legacyTasksCancel(deps: LegacyTasksDeps, call: LegacyCall)
   await deps.runtime.cancel(owned.ref);
   const after = await deps.runtime.find(owned.ref);
   if (after.status !== 'cancelled') return rpcError(call.id, alreadyTerminal(after.status));
+  deps.cancelled?.(owned.ref);
   return rpcResult(call.id, { ...toLegacyTask(after) });
 }
 

@@ -25,6 +25,9 @@ export const LEGACY_REVISION: TaskCallRevision = {
   created: (record) => ({ task: toLegacyTask(record) }),
   executeWithPrepare: (tool, owner, mcp) => prepareThenExecute(tool, owner, mcp),
   inlineInputRequired: (tool, result, noTaskNow) => inlineInputRefused(tool, result, noTaskNow),
+  // Declared only in `initialize`, never seen again by a stateless node: a task is allowed what
+  // that revision allows (see docs/server.md), which an upstream must be told to ask for it.
+  undeclaredCapabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
 };
 
 /**

@@ -1,9 +1,9 @@
-import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, toTaskView, type JsonObject, type TaskRef } from '@mcp-tasks/core';
-import { inputRequired, type InputRequiredResult, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type TaskRef } from '@mcp-tasks/core';
+import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
-import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
+import { EXTENSION_REVISION, type TaskCallRevision } from '../handlers/tools-call.js';
 import type { MountedTool } from './mounted-tool.js';
 import type { PendingRelays } from './pending-relays.js';
 import { unwrapUpstreamState, wrapUpstreamState } from './proxy-request-state.js';
@@ -23,6 +23,8 @@ export interface ProxiedCallDeps extends HandlerDeps {
   readonly execute: (args: unknown, ctx: never) => Promise<JsonObject>;
   /** Whether this server makes tasks at all (`McpTasks` option `tasks`). */
   readonly tasks: boolean;
+  /** The client's revision of task calls (2025-11-25's `params.task`, or the extension's). Default: the extension's. */
+  readonly revision?: TaskCallRevision;
 }
 
 /**
@@ -35,34 +37,39 @@ export interface ProxiedCallDeps extends HandlerDeps {
  * a local optional tool runs inline; an upstream that then insists on a task (-32021) is refused
  * with -32600, as a local required tool is.
  */
-export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMount, tool: MountedTool, rawArgs: unknown, ctx: ServerContext): Promise<Result> {
-  const args = tool.parseArguments(rawArgs, deps.maxArgumentBytes);
+export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMount, tool: MountedTool, request: JSONRPCRequest, ctx: ServerContext): Promise<Result> {
+  const revision = deps.revision ?? EXTENSION_REVISION;
+  const args = tool.parseArguments((request.params as { arguments?: unknown } | undefined)?.arguments, deps.maxArgumentBytes);
+  const ttlMs = revision.ttlMs?.(request);
   const clientCapabilities = clientCapabilitiesOf(ctx);
+  const upstreamCapabilities = (clientCapabilities as JsonObject | undefined) ?? revision.undeclaredCapabilities;
   const callerMeta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
   const base: UpstreamCallOptions = {
     tasks: false,
-    ...(clientCapabilities === undefined ? {} : { clientCapabilities: clientCapabilities as JsonObject }),
+    ...(upstreamCapabilities === undefined ? {} : { clientCapabilities: upstreamCapabilities }),
     traceContext: upstreamTraceContext(callerMeta),
     ...retryOf(mount, ctx),
   };
-  if (!deps.tasks || !declaresTasksExtension(ctx)) {
+  if (!deps.tasks || !revision.wantsTask(request, ctx)) {
     let outcome: UpstreamCallOutcome;
     try {
       outcome = await mount.client.callTool(tool.upstream.name, args, base);
     } catch (error) {
-      // The upstream's tool runs only as a task: the same -32021 a local required tool gives.
-      if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) throw missingTasksCapability(`tool ${tool.exposed}`);
+      // The upstream's tool runs only as a task: the error a local required tool gives this client's revision.
+      if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) {
+        throw deps.tasks ? revision.taskRequired({ name: tool.exposed }) : missingTasksCapability(`tool ${tool.exposed}`);
+      }
       throw error;
     }
     // A task nobody asked for has nobody to follow it: it is not left running upstream.
     if (outcome.kind === 'task') await cancelUpstream(mount, outcome.task);
-    return relayInline(mount, outcome, tool);
+    return relayInline(mount, outcome, tool, revision);
   }
 
   const owner = await deps.ownerOf(ctx);
   const relayArgs: RelayArgs = { upstream: mount.name, tool: tool.upstream.name, arguments: args };
   let reserved: TaskRef;
-  let view: ReturnType<typeof toTaskView>;
+  let created: Result;
   try {
     const record = await deps.runtime.start({
       owner,
@@ -70,13 +77,14 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       args: relayArgs,
       resumable: true,
       ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
+      ...(ttlMs === undefined ? {} : { ttlMs }),
       execute: deps.execute as never,
     });
     reserved = { taskId: record.taskId, owner };
-    view = toTaskView(record);
+    created = revision.created(record);
   } catch (error) {
     if (!(error instanceof QuotaExceededError || error instanceof RuntimeDrainingError)) throw error;
-    return overQuota(mount, tool, args, base, error);
+    return overQuota(mount, tool, args, base, error, revision);
   }
 
   let outcome: UpstreamCallOutcome;
@@ -88,7 +96,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
   }
   if (outcome.kind !== 'task') {
     await giveUp(deps, reserved);
-    return relayInline(mount, outcome, tool);
+    return relayInline(mount, outcome, tool, revision);
   }
   deps.pending.settle(reserved.taskId, { kind: 'task', task: outcome.task });
   if (!(await deps.pending.journaled(reserved.taskId, JOURNAL_MS))) {
@@ -98,11 +106,18 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     await deps.runtime.cancel(reserved).catch(() => undefined);
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
   }
-  return { resultType: 'task', ...view };
+  return created;
 }
 
 /** Over quota: sent without the extension, so an optional upstream tool runs inline. */
-async function overQuota(mount: UpstreamMount, tool: MountedTool, args: JsonObject, base: UpstreamCallOptions, refusal: QuotaExceededError | RuntimeDrainingError): Promise<Result> {
+async function overQuota(
+  mount: UpstreamMount,
+  tool: MountedTool,
+  args: JsonObject,
+  base: UpstreamCallOptions,
+  refusal: QuotaExceededError | RuntimeDrainingError,
+  revision: TaskCallRevision,
+): Promise<Result> {
   let outcome: UpstreamCallOutcome;
   try {
     outcome = await mount.client.callTool(tool.upstream.name, args, base);
@@ -117,18 +132,29 @@ async function overQuota(mount: UpstreamMount, tool: MountedTool, args: JsonObje
     await cancelUpstream(mount, outcome.task);
     throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
   }
-  return relayInline(mount, outcome, tool);
+  return relayInline(mount, outcome, tool, revision);
 }
 
-function relayInline(mount: UpstreamMount, outcome: Exclude<UpstreamCallOutcome, { kind: 'task' }> | UpstreamCallOutcome, tool: MountedTool): Result {
+function relayInline(mount: UpstreamMount, outcome: UpstreamCallOutcome, tool: MountedTool, revision: TaskCallRevision): Result {
   if (outcome.kind === 'result') return outcome.result;
   if (outcome.kind === 'input_required') {
+    // A revision without multi-round-trip input (2025-11-25) cannot answer input asked on the request.
+    if (revision.inlineInputRequired) return requestInputRefused(mount, tool, outcome.inputRequests);
     return inputRequired({
       inputRequests: outcome.inputRequests as unknown as NonNullable<InputRequiredResult['inputRequests']>,
       requestState: wrapUpstreamState(mount.name, outcome.requestState),
     });
   }
   throw new UpstreamError(mount.name, `made a task of ${tool.exposed} that was not asked for`);
+}
+
+/** The upstream asked, on the request, for input this client's revision cannot answer there: said as a tool error, as that revision reports failures. */
+function requestInputRefused(mount: UpstreamMount, tool: MountedTool, inputRequests: unknown): CallToolResult {
+  const keys = Object.keys((inputRequests ?? {}) as object).join(', ');
+  return {
+    content: [{ type: 'text', text: `Upstream ${mount.name} asks for input${keys ? ` (${keys})` : ''} before it runs ${tool.exposed}, on the request itself, which a 2025-11-25 client cannot answer` }],
+    isError: true,
+  };
 }
 
 /** The retry's answers and the upstream's state of the previous round, when this is a retry. */

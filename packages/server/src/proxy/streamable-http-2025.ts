@@ -1,4 +1,5 @@
 import { ErrorCode, type JsonObject } from '@mcp-tasks/core';
+import { SideChannelInputs } from './side-channel-inputs.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 
@@ -18,6 +19,10 @@ interface Connection {
 
 /** Connections kept to sessions of other nodes' tasks (a relay taken over), the oldest closed first. */
 const MAX_SESSION_CONNECTIONS = 64;
+/** How long one `tasks/result` that carries a task's input requests stays open (the next poll opens another). */
+const SIDE_CHANNEL_MS = 10 * 60_000;
+/** What the proxy may be asked over a side channel: the relay checks each request against its own caller. */
+const RELAYED_CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {} };
 
 /** Options of {@link StreamableHttp2025Client}. */
 export interface StreamableHttp2025Options {
@@ -36,14 +41,18 @@ export interface StreamableHttp2025Options {
  * optional peer dependency loaded on first use). One connection per process, opened on first use
  * and again after a failure; a stateful upstream's tasks carry the session they were made in, and a
  * relay taken over by another node reaches its task through that session (no new `initialize`).
- * Input a 2025-11-25 upstream asks for over its `tasks/result` stream is not relayed: such a task
- * fails with a clear error.
+ * Input a 2025-11-25 upstream asks for over a task's `tasks/result` stream (server-to-client
+ * requests tied to the task) is held ({@link SideChannelInputs}) and reported as the task's
+ * `inputRequests`; an answer forwarded through {@link updateTask} becomes that request's response.
  */
 export class StreamableHttp2025Client implements UpstreamClient {
   readonly revision = REVISION;
   readonly #options: StreamableHttp2025Options;
   #connection: Promise<Connection> | undefined;
   readonly #sessions = new Map<string, Promise<Connection>>();
+  readonly #inputs = new SideChannelInputs();
+  /** Upstream tasks with a `tasks/result` open on them, which carries their input requests. */
+  readonly #following = new Set<string>();
 
   constructor(options: StreamableHttp2025Options) {
     this.#options = options;
@@ -107,9 +116,13 @@ export class StreamableHttp2025Client implements UpstreamClient {
     }
     const task = this.#task(raw);
     if (task.status === 'input_required') {
-      throw new UpstreamError(this.#options.name, `its task ${taskId} asks for input over a 2025-11-25 side channel, which this proxy does not relay`, { retryable: false });
+      // That revision asks for input only on a stream of tasks/result: keep one open.
+      this.#follow(taskId, session);
+      return { ...task, inputRequests: this.#inputs.outstanding(taskId) };
     }
-    if (task.status !== 'completed' && task.status !== 'failed') return task;
+    if (task.status === 'working') return task;
+    this.#inputs.drop(taskId);
+    if (task.status === 'cancelled') return task;
     // The outcome is the payload of tasks/result: the call's result, or the JSON-RPC error it failed with.
     try {
       const result = (await this.#call((client, types) => client.request({ method: 'tasks/result', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/result', session)) as JsonObject;
@@ -121,11 +134,24 @@ export class StreamableHttp2025Client implements UpstreamClient {
     }
   }
 
-  async updateTask(): Promise<void> {
-    throw new UpstreamError(this.#options.name, 'a 2025-11-25 upstream takes no tasks/update');
+  /** Answers the held side-channel requests by key: the SDK client posts each as its request's response. */
+  async updateTask(taskId: string, inputResponses: JsonObject): Promise<void> {
+    this.#inputs.answer(taskId, inputResponses);
+  }
+
+  /** Opens a `tasks/result` on the task, unless one is open: the requests it carries are held until answered. */
+  #follow(taskId: string, session: string | undefined): void {
+    if (this.#following.has(taskId)) return;
+    this.#following.add(taskId);
+    void this.#call((client, types) => client.request({ method: 'tasks/result', params: { taskId } }, types.ResultSchema, { timeout: SIDE_CHANNEL_MS }), 'tasks/result', session)
+      // Its outcome is read again once tasks/get shows the task terminal; a failure is retried at the next poll.
+      .catch(() => undefined)
+      .finally(() => this.#following.delete(taskId));
   }
 
   async cancelTask(taskId: string, session?: string): Promise<void> {
+    // Nobody answers what a cancelled task asked: its held requests are let go.
+    this.#inputs.drop(taskId);
     await this.#call((client, types) => client.request({ method: 'tasks/cancel', params: { taskId } }, types.ResultSchema, this.#requestOptions()), 'tasks/cancel', session);
   }
 
@@ -207,7 +233,16 @@ export class StreamableHttp2025Client implements UpstreamClient {
         import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
         import('@modelcontextprotocol/sdk/types.js'),
       ]);
-      const client = new Client({ name: 'mcp-tasks-proxy', version: '0.1.0' }, { capabilities: {} });
+      const client = new Client({ name: 'mcp-tasks-proxy', version: '0.1.0' }, { capabilities: RELAYED_CAPABILITIES });
+      const held = (method: string) => async (request: { params?: Record<string, unknown> }, extra: { requestId: string | number }) => {
+        const upstreamTaskId = SideChannelInputs.taskOf(request.params);
+        // Only a task's input has a relay to answer it.
+        if (upstreamTaskId === undefined) throw new types.McpError(types.ErrorCode.InvalidRequest, `${method} outside a task is not relayed by this proxy`);
+        return (await this.#inputs.hold(upstreamTaskId, extra.requestId, { method, params: withoutRelatedTask(request.params) })) as never;
+      };
+      client.setRequestHandler(types.ElicitRequestSchema, held('elicitation/create'));
+      client.setRequestHandler(types.CreateMessageRequestSchema, held('sampling/createMessage'));
+      client.setRequestHandler(types.ListRootsRequestSchema, held('roots/list'));
       const transport = new StreamableHTTPClientTransport(new URL(url), {
         ...(token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
         ...(session === undefined ? {} : { sessionId: session }),
@@ -222,4 +257,12 @@ export class StreamableHttp2025Client implements UpstreamClient {
       throw new UpstreamError(name, 'initialize could not reach the upstream');
     }
   }
+}
+
+/** A request's params without the related-task `_meta` entry (the proxy asks under its own task). */
+function withoutRelatedTask(params: Record<string, unknown> | undefined): JsonObject {
+  const { _meta, ...rest } = params ?? {};
+  const meta = { ...((_meta as Record<string, unknown> | undefined) ?? {}) };
+  delete meta['io.modelcontextprotocol/related-task'];
+  return (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as JsonObject;
 }

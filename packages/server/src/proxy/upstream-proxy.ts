@@ -2,6 +2,7 @@ import { logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-t
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
+import type { TaskCallRevision } from '../handlers/tools-call.js';
 import type { MountedTool } from './mounted-tool.js';
 import { PendingRelays } from './pending-relays.js';
 import { proxiedToolsCall } from './proxied-tools-call.js';
@@ -21,10 +22,12 @@ export class UpstreamProxy {
   readonly #maxArgumentBytes: number;
 
   readonly #tasks: boolean;
+  readonly #store: TaskRuntime['store'];
 
   /** `tasks` false: every call goes upstream without the extension (this server makes no tasks). */
   constructor(runtime: TaskRuntime, tasks: boolean, mounts: readonly UpstreamMount[], maxArgumentBytes: number) {
     this.#tasks = tasks;
+    this.#store = runtime.store;
     const byName = new Map<string, UpstreamMount>();
     for (const mount of mounts) {
       if (byName.has(mount.name)) throw new Error(`McpTasks: two upstreams are named ${mount.name}`);
@@ -67,19 +70,24 @@ export class UpstreamProxy {
     return lists.flat().filter((tool) => !ownNames.has(tool.exposed)).map((tool) => tool.listing());
   }
 
-  /** `tools/call`: an upstream tool's calls are proxied, everything else (the host's own tools, `ownNames`, first) goes to `local`. */
+  /**
+   * `tools/call`: an upstream tool's calls are proxied, everything else (the host's own tools,
+   * `ownNames`, first) goes to `local`. `revision`: how this request's client asks for tasks (the
+   * extension's by default; 2025-11-25's `params.task`).
+   */
   route(
     deps: HandlerDeps,
     local: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
     ownNames: ReadonlySet<string>,
+    revision?: TaskCallRevision,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks };
+    const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks, ...(revision ? { revision } : {}) };
     return async (request, ctx) => {
       const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
       const found = typeof params.name === 'string' && !ownNames.has(params.name) ? await this.find(params.name) : undefined;
       if (!found) return local(request, ctx);
       try {
-        return await proxiedToolsCall(callDeps, found.mount, found.tool, params.arguments, ctx);
+        return await proxiedToolsCall(callDeps, found.mount, found.tool, request, ctx);
       } catch (error) {
         throw toProtocolError(error);
       }
@@ -95,18 +103,23 @@ export class UpstreamProxy {
     return async (params, ctx) => {
       const answer = await cancel(params, ctx);
       const taskId = (params as { taskId: string }).taskId;
-      void this.#cancelUpstream(deps, { taskId, owner: await deps.ownerOf(ctx) });
+      this.cancelled({ taskId, owner: await deps.ownerOf(ctx) });
       return answer;
     };
   }
 
-  async #cancelUpstream(deps: HandlerDeps, ref: TaskRef): Promise<void> {
+  /** A task was cancelled on this node (by either revision's `tasks/cancel`): a proxied one's upstream task is cancelled now, from the journal (in the background). */
+  cancelled(ref: TaskRef): void {
+    void this.#cancelUpstream(ref);
+  }
+
+  async #cancelUpstream(ref: TaskRef): Promise<void> {
     try {
-      const record = await deps.runtime.store.get(ref);
+      const record = await this.#store.get(ref);
       const args = record?.args as Partial<RelayArgs> | null | undefined;
       const mount = typeof args?.upstream === 'string' ? this.#mounts.get(args.upstream) : undefined;
       if (!record || record.status !== 'cancelled' || !mount) return;
-      const step = (await deps.runtime.store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
+      const step = (await this.#store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
       const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
       if (typeof journaled?.taskId === 'string') await mount.client.cancelTask(journaled.taskId, typeof journaled.session === 'string' ? journaled.session : undefined);
     } catch (error) {
