@@ -37,8 +37,8 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
   const tokens = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] }, [ATTACKER_TOKEN]: { sub: 'attacker', clientId: 'bench', scopes: [] } };
   const tokensPath = path.join(dir, 'tokens.json');
   await writeFile(tokensPath, JSON.stringify(tokens));
-  // The node's default limits (the per-owner rate limit, the stream caps): what a deployment runs.
-  const env = { MCP_TASKS_TOKENS: tokensPath, MCP_TASKS_LEASE_MS: String(LEASE_MS), MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_RATE_LIMIT: '' };
+  // The node's default limits (the per-owner rate limit and in-flight cap, the stream caps): what a deployment runs.
+  const env = { MCP_TASKS_TOKENS: tokensPath, MCP_TASKS_LEASE_MS: String(LEASE_MS), MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_RATE_LIMIT: '', MCP_TASKS_MAX_IN_FLIGHT: '' };
   const nodes: DemoNode[] = [];
   try {
     nodes.push(await startDemoNode(context.root, context.databaseUrl, 'bench-flooded', env));
