@@ -115,8 +115,8 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
           `The per-owner in-flight cap keeps at most its share of the attacker's ${LOOPS} loops in flight (the rest are refused before the SDK), ` +
           `yet the flooded node used ${median(series.cpuShare).toFixed(2)} cores during the flood: it is mostly waiting, not working. ` +
           `A CPU profile of it (\`node --cpu-prof\`) during the flood puts the owner's token, the owner and the limit checks together ` +
-          `under 2 % of its busy time; what a request costs before any check is Node's: the connection, the HTTP parser, the fetch ` +
-          `\`Request\` the edge builds, the body, and writing the answer. So there is no costly step to move ahead of the refusal; ` +
+          `about 2 % of its busy time (the node idle two thirds of the flood); what a request costs before any check is Node's: the connection, the HTTP parser, the fetch ` +
+          `\`Request\` the edge builds, the body, and writing the answer (most of its busy time goes to the listens it acks: their frames, and the SDK serving each listen first for its checks). So there is no costly step to move ahead of the refusal; ` +
           `the victim's reads wait for a core, which the attacker's process, the other nodes, PostgreSQL and the machine's other work ` +
           `share (see the load average of the environment). A refused loop sends its next listen at once, so the refusals keep the cores busy.`,
       );
