@@ -11,6 +11,7 @@ import { InFlightLimitError } from '@mcp-tasks/core';
 import { inFlightFromEnv } from '@mcp-tasks/demo';
 import { McpTasks, OwnerInFlightCap } from '@mcp-tasks/server';
 import { authRpc, type AuthReply } from './auth-client.js';
+import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { startTcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.js';
@@ -108,6 +109,15 @@ describe('a demo node with a per-owner in-flight cap', () => {
         assert.deepEqual(refused.error?.data, { limit: 'inFlight.maxPerOwner', max: CAP });
         assert.match(refused.error!.message, /in flight.*at most 3 \(inFlight\.maxPerOwner\)/);
       }
+
+      const raw = await within(
+        fetch(node.url, { method: 'POST', headers: { ...requestHeaders('tasks/get', { taskId: UNKNOWN_ID }), authorization: 'Bearer mallory' }, body: requestBody('tasks/get', { taskId: UNKNOWN_ID }, true) }),
+        20_000,
+        'one more request past the cap',
+      );
+      assert.equal(raw.status, 429);
+      assert.equal(raw.headers.get('retry-after'), '1');
+      await raw.body?.cancel();
 
       // Another owner's request is taken (it waits on the same database, and is not refused).
       const alice = authRpc(node.url, 'alice', 'tasks/get', { taskId: UNKNOWN_ID });
