@@ -43,6 +43,16 @@ function methodOf(init: RequestInit | undefined): string {
   }
 }
 
+/** What a 2025-11-25 client POSTs with, and its bearer token if any. */
+function legacyHeaders(token: string | undefined): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  };
+}
+
 /** One raw 2025-11-25 request (no initialize: the serving is stateless), its JSON-RPC reply and HTTP status. */
 export async function legacyRpc(
   url: string,
@@ -52,12 +62,7 @@ export async function legacyRpc(
 ): Promise<{ status: number; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
+    headers: legacyHeaders(token),
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     signal: AbortSignal.timeout(20_000),
   });
@@ -79,12 +84,7 @@ function lastSseMessage(text: string): Record<string, unknown> {
 export async function postAnswer(url: string, message: Record<string, unknown>, token?: string): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-    },
+    headers: legacyHeaders(token),
     body: JSON.stringify({ jsonrpc: '2.0', ...message }),
     signal: AbortSignal.timeout(20_000),
   });

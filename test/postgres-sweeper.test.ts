@@ -15,8 +15,9 @@ let admin: pg.Pool;
 before(async () => {
   database = await createTestDatabase();
   store = await PostgresTaskStore.connect({ connectionString: database.url });
-  // The sweeper is built but not started: each test runs a sweep when it wants one.
-  node = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 100, batchPauseMs: 5 }, testSignals: true });
+  // The sweeper is built but not started: each test runs a sweep when it wants one. Its batches
+  // keep their size (no target time), so the batch counts below do not depend on the machine.
+  node = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 100, batchPauseMs: 5, targetBatchMs: Infinity }, testSignals: true });
   sweeper = node.sweeper!;
   admin = new pg.Pool({ connectionString: database.url, max: 2 });
 });
@@ -93,5 +94,26 @@ test('a node sweeps on its own every sweeper.intervalMs', async () => {
     assert.equal(rows.length, 0);
   } finally {
     await timed.stop();
+  }
+});
+
+test('a batch slower than its target makes the next one smaller, down to the minimum, and the sweep still deletes every expired task', async () => {
+  // Every real batch takes longer than a microsecond: each one is "slow".
+  const slow = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 64, minBatchSize: 4, targetBatchMs: 0.001, batchPauseMs: 1 }, testSignals: true });
+  try {
+    const o = owner();
+    await Promise.all(Array.from({ length: 90 }, () => store.create(task(o, 100), { maxLive: Infinity })));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sizes: number[] = [];
+    const batches = slow.sweeper!.testSignals.batch;
+    batches.clear();
+    const result = await slow.sweeper!.runOnce();
+    for (let i = 0; i < result.batches; i += 1) sizes.push((await batches.waitOnce()).size);
+    assert.equal(result.deleted, 90);
+    assert.equal(sizes[0], 64);
+    assert.ok(sizes.slice(1).every((size) => size === 4), `sizes after the first slow batch: ${sizes.join(', ')}`);
+    assert.equal(slow.sweeper!.batchSize, 4);
+  } finally {
+    await slow.stop();
   }
 });

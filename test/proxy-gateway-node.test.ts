@@ -14,6 +14,7 @@ import pg from 'pg';
 import { envelope, post, requestBody, requestHeaders, rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
 
 const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed', 'paced'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
@@ -126,13 +127,11 @@ before(async () => {
   });
   const serve = toNodeHandler(handler);
   http = createServer((req, res) => void serve(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  url = await listenOnLoopback(http);
 });
 
 after(async () => {
-  http?.closeAllConnections();
-  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await closeLoopback(http);
   await handler?.close();
   await tasks?.close();
   await upstream?.close();

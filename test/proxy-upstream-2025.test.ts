@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
@@ -13,6 +12,7 @@ import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
 
 /** Spawns the 1.x SDK upstream and resolves with its URL once it listens. */
 async function spawnV1Upstream(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
@@ -46,13 +46,11 @@ before(async () => {
   handler = tasks.handler({ name: 'gateway', version: '1.0.0', upstreams: [proxyUpstream({ name: 'v1', url: upstreamUrl, revision: '2025-11-25', timeoutMs: 5_000 })] });
   const serve = toNodeHandler(handler);
   http = createServer((req, res) => void serve(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  url = await listenOnLoopback(http);
 });
 
 after(async () => {
-  http?.closeAllConnections();
-  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await closeLoopback(http);
   await handler?.close();
   await tasks?.close();
   await db?.drop();

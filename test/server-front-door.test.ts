@@ -2,7 +2,6 @@
 // Node adapter, with nothing else wired, on a real PostgreSQL store.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { TaskStore } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
@@ -14,6 +13,7 @@ import { listen } from './notifications-client.js';
 import { post, requestBody, requestHeaders, rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
 
 const Output = z.object({ total: z.number() });
 
@@ -85,13 +85,11 @@ before(async () => {
     if (req.headers.authorization === 'Bearer alice') req.auth = TOKEN;
     void serve(req, res);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  url = await listenOnLoopback(http);
 });
 
 after(async () => {
-  http?.closeAllConnections();
-  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  await closeLoopback(http);
   await handler?.close();
   await tasks?.close();
   await db?.drop();

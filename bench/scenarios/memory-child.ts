@@ -64,8 +64,21 @@ for (let i = 0; i < 3; i += 1) {
   await store.controlStates(refs);
   polls.push(performance.now() - pollStarted);
 }
+// The idle cost of holding them: the process's CPU over a window in which nothing happens but the
+// runtime's backstop poll (slowed while the listener is proven) and the node's own timers.
+const idleWindowMs = Number(process.env['IDLE_WINDOW_MS'] ?? 20_000);
+const pollsBefore = runtime.backstop.polls;
+const cpuBefore = process.cpuUsage();
+const idleStarted = performance.now();
+await new Promise((resolve) => setTimeout(resolve, idleWindowMs));
+const cpu = process.cpuUsage(cpuBefore);
+const idleMs = performance.now() - idleStarted;
 process.stdout.write(
   JSON.stringify({
+    idleCpuPercent: ((cpu.user + cpu.system) / 1000 / idleMs) * 100,
+    idlePolls: runtime.backstop.polls - pollsBefore,
+    idleWindowS: idleMs / 1000,
+    listenerProven: node.signalsProven(),
     running: runtime.running,
     rssBefore: before.rss,
     rssAfter: after.rss,

@@ -18,6 +18,8 @@ const SEEDED_TASKS = 200;
 export async function runRequestPath(context: BenchContext): Promise<ScenarioResult> {
   const durationMs = context.quick ? 1_000 : 5_000;
   const node = await startDemoNode(context.root, context.databaseUrl, 'bench-request-path', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' });
+  // Two more nodes for the cluster round: the three share the machine's CPUs with the one.
+  const peers: DemoNode[] = [];
   let bare: DemoNode | undefined;
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   try {
@@ -31,6 +33,10 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     const series = { nodeRate: [] as number[], bareRate: [] as number[], rateRatio: [] as number[], nodeP50: [] as number[], bareP50: [] as number[] };
     const halfLoad = { nodeP50: [] as number[], bareP50: [] as number[], ratio: [] as number[] };
     const endToEnd = { rate: [] as number[], ratio: [] as number[], cpuMs: [] as number[] };
+    const cluster = { rate: [] as number[], ratio: [] as number[] };
+    for (let i = 2; i <= 3; i += 1) peers.push(await startDemoNode(context.root, context.databaseUrl, `bench-request-path-${i}`, { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' }));
+    const clusterUrls = [node.url, ...peers.map((peer) => peer.url)];
+    for (const peer of peers) await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, reads(peer.url));
     for (let run = 0; run < context.runs; run += 1) {
       const nodeRound = await saturate(node.url, taskIds, durationMs);
       const bareRound = await saturate(bare.url, taskIds, durationMs);
@@ -58,9 +64,19 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       endToEnd.rate.push(tasksPerS);
       endToEnd.ratio.push(tasksPerS / bareRound.rate);
       endToEnd.cpuMs.push(((cpuAfter - cpuBefore) * 1000) / Math.max(1, completed.count));
+
+      // The same load over three nodes, each task's calls taking turns among them (a round-robin front).
+      await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [taskIds]);
+      const clusterCompleted = { count: 0 };
+      let turn = 0;
+      const clusterElapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(() => clusterUrls[turn++ % clusterUrls.length]!, clusterCompleted));
+      const clusterRate = clusterCompleted.count / (clusterElapsed / 1000);
+      cluster.rate.push(clusterRate);
+      cluster.ratio.push(clusterRate / tasksPerS);
       context.log(
         `  run ${run + 1}: tasks/get node ${nodeRound.rate.toFixed(0)}/s vs bare ${bareRound.rate.toFixed(0)}/s (${series.rateRatio.at(-1)!.toFixed(2)}×); ` +
-          `p50 at ${rate}/s node ${nodeProbe.toFixed(1)} ms vs bare ${bareProbe.toFixed(1)} ms; end to end ${tasksPerS.toFixed(0)} tasks/s, ${endToEnd.cpuMs.at(-1)!.toFixed(2)} ms CPU/task`,
+          `p50 at ${rate}/s node ${nodeProbe.toFixed(1)} ms vs bare ${bareProbe.toFixed(1)} ms; end to end ${tasksPerS.toFixed(0)} tasks/s, ${endToEnd.cpuMs.at(-1)!.toFixed(2)} ms CPU/task; ` +
+          `three nodes ${clusterRate.toFixed(0)} tasks/s (${cluster.ratio.at(-1)!.toFixed(2)}× one)`,
       );
       await sleep(100);
     }
@@ -76,6 +92,8 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       { name: 'tools/call → completed on one node ÷ bare tasks/get rate', unit: '×', values: endToEnd.ratio, target: atLeast(0.2), digits: 3 },
       { name: 'tools/call → completed on one node', unit: 'tasks/s', values: endToEnd.rate, digits: 0 },
       { name: 'node CPU per task, end to end', unit: 'ms', values: endToEnd.cpuMs, target: atMost(2.5), digits: 2 },
+      { name: 'tools/call → completed on three nodes ÷ on one node, same round', unit: '×', values: cluster.ratio, target: atLeast(1), digits: 2 },
+      { name: 'tools/call → completed on three nodes', unit: 'tasks/s', values: cluster.rate, digits: 0 },
     ];
     return {
       number: 8,
@@ -87,13 +105,15 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
         `(raw JSON-RPC over \`node:http\`) read ${context.quick ? 20 : SEEDED_TASKS} completed tasks with \`tasks/get\` for ${durationMs / 1000} s, ` +
         `first against the node, then against the bare server, in every round; ratios are taken within a round. Then both at half the ` +
         `node's saturation rate (open loop) for p50 without queueing. Then one node end to end: \`tools/call slow_compute {seconds: 0}\`, ` +
-        `\`tasks/get\` until completed, ${CLIENTS} clients; the node's CPU time (utime + stime from /proc) over the tasks it completed.`,
+        `\`tasks/get\` until completed, ${CLIENTS} clients; the node's CPU time (utime + stime from /proc) over the tasks it completed. ` +
+        `Then the same load over three nodes (the one and two more, same machine), each call of a task going to the next node in turn, ` +
+        `and its rate divided by the one node's of the same round.`,
       metrics,
       notes: [],
     };
   } finally {
     if (bare) await stopDemoNode(bare);
-    await stopDemoNode(node);
+    await Promise.all([node, ...peers].map((n) => stopDemoNode(n)));
     await admin.end();
   }
 }
@@ -108,12 +128,13 @@ async function saturate(url: string, taskIds: readonly string[], durationMs: num
   return { rate: latencies.length / (elapsed / 1000), p50: percentile(latencies, 50) };
 }
 
-async function oneTask(url: string, completed: { count: number }): Promise<void> {
-  const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
+async function oneTask(target: string | (() => string), completed: { count: number }): Promise<void> {
+  const next = typeof target === 'string' ? () => target : target;
+  const created = await rpc(next(), 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
   const taskId = created.result?.['taskId'];
   if (typeof taskId !== 'string') return;
   for (;;) {
-    const reply = await rpc(url, 'tasks/get', { taskId });
+    const reply = await rpc(next(), 'tasks/get', { taskId });
     const status = reply.result?.['status'];
     if (status === 'completed') {
       completed.count += 1;

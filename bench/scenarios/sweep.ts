@@ -14,6 +14,12 @@ const READERS = 4;
 const READER_PAUSE_MS = 5;
 const owner: TaskOwner = { subject: 'sweep-reader', server: 'bench', clientId: 'client', resource: '' };
 
+/** Checkpoints the server has begun (timed and requested), which stall writes while they flush (log_checkpoints shows the same). */
+async function checkpointCount(admin: pg.Pool): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>('SELECT (checkpoints_timed + checkpoints_req)::text AS n FROM pg_stat_bgwriter');
+  return Number(rows[0]!.n);
+}
+
 /** Times every statement that starts with DELETE on the pool's connections. */
 function timeDeletes(pool: pg.Pool, batches: number[]): void {
   pool.on('connect', (client) => {
@@ -47,6 +53,9 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const readP99: number[] = [];
   const readP50: number[] = [];
   const baselineP99: number[] = [];
+  const p99Ratio: number[] = [];
+  const checkpoints: number[] = [];
+  const smallest: number[] = [];
   const inserts: number[] = [];
   const notes: string[] = [];
   try {
@@ -91,9 +100,16 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       baselineP99.push(percentile(latencies, 99));
       latencies = [];
       batches.length = 0;
+      // The size the sweeper chose for its next batch, sampled while it sweeps.
+      let smallestSeen = sweeper.batchSize;
+      const sampler = setInterval(() => (smallestSeen = Math.min(smallestSeen, sweeper.batchSize)), 2);
+      const checkpointsBefore = await checkpointCount(admin);
       const started = performance.now();
       const result = await sweeper.runOnce();
       const total = (performance.now() - started) / 1000;
+      checkpoints.push((await checkpointCount(admin)) - checkpointsBefore);
+      clearInterval(sampler);
+      smallest.push(smallestSeen);
       stop = true;
       await Promise.all(readers);
       if (result.deleted !== rows) notes.push(`Run ${run + 1}: the sweep deleted ${result.deleted} of ${rows} rows.`);
@@ -108,14 +124,17 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       );
       readP50.push(percentile(latencies, 50));
       readP99.push(percentile(latencies, 99));
+      p99Ratio.push(readP99.at(-1)! / baselineP99.at(-1)!);
       context.log(
         `  run ${run + 1}: ${result.deleted} rows in ${result.batches} batches, ${total.toFixed(1)} s; worst batch ${worst.at(-1)!.toFixed(1)} ms; ` +
-          `reads p99 ${readP99.at(-1)!.toFixed(1)} ms (before the sweep ${baselineP99.at(-1)!.toFixed(1)} ms)`,
+          `reads p99 ${readP99.at(-1)!.toFixed(1)} ms (before the sweep ${baselineP99.at(-1)!.toFixed(1)} ms); ${checkpoints.at(-1)} checkpoint(s); smallest batch ${smallest.at(-1)} rows`,
       );
     }
-    const { batchSize, batchPauseMs } = sweeper.config;
+    const { batchSize, batchPauseMs, targetBatchMs, minBatchSize } = sweeper.config;
     notes.push(
-      `Defaults: batchSize ${batchSize}; after each batch the sweeper pauses half as long as the batch took, at most batchPauseMs ` +
+      `Defaults: batchSize ${batchSize}, targetBatchMs ${targetBatchMs}: a batch slower than that makes the next one smaller in proportion ` +
+        `(down to ${minBatchSize} rows), one under half of it doubles the next (up to ${batchSize}), so a checkpoint or a busy disk shrinks the batches ` +
+        `instead of stretching them; after each batch the sweeper pauses half as long as the batch took, at most batchPauseMs ` +
         `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed.`,
     );
     return {
@@ -134,6 +153,9 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
         { name: 'live store.get p50 during the sweep', unit: 'ms', values: readP50, digits: 2 },
         { name: 'live store.get p99 during the sweep', unit: 'ms', values: readP99, target: atMost(5), digits: 2 },
         { name: 'live store.get p99 before the sweep', unit: 'ms', values: baselineP99, digits: 2 },
+        { name: 'live store.get p99: during ÷ before the sweep', unit: '×', values: p99Ratio, target: atMost(1.2), digits: 2 },
+        { name: 'checkpoints during the sweep (pg_stat_bgwriter)', unit: '', values: checkpoints, digits: 0 },
+        { name: 'smallest batch the sweeper chose', unit: 'rows', values: smallest, digits: 0 },
         { name: 'insert + VACUUM ANALYZE of the backlog (setup)', unit: 's', values: inserts, digits: 1 },
       ],
       notes,

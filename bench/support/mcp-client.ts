@@ -44,7 +44,7 @@ export async function rpc(url: string, method: string, params: Record<string, un
   return JSON.parse(text);
 }
 
-function post(url: string, headers: Record<string, string>, body: string): Promise<{ contentType: string; text: string }> {
+function post(url: string, headers: Record<string, string>, body: string, retried = false): Promise<{ contentType: string; text: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -56,7 +56,12 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
         response.on('error', reject);
       },
     );
-    request.on('error', reject);
+    // A kept-alive socket the server closed while it was idle (its keepAliveTimeout, between two
+    // phases of a scenario) fails the next request on it at once: sent again on a new socket.
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (!retried && request.reusedSocket && error.code === 'ECONNRESET') post(url, headers, body, true).then(resolve, reject);
+      else reject(error);
+    });
     request.end(body);
   });
 }

@@ -26,15 +26,7 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
 
   it('draws a progress bar that moves as the task reports n/total, then prints the result', async (t) => {
     const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=5', '--arg', 'delayMs=200');
-    const bars = new Set<string>();
-    const start = Date.now();
-    while (Date.now() - start < 15_000) {
-      const screen = await session.screen();
-      const bar = /\[(#*-*)\] \d+% (\d)\/5/.exec(screen);
-      if (bar) bars.add(bar[2]!);
-      if (/Exported 5 of 5 files\./.test(screen)) break;
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    }
+    const bars = await barsUntilResult(session, 5);
     assert.ok(bars.size >= 2, `the bar moved through ${[...bars].join(', ') || 'nothing'}`);
     assert.equal(await session.exitCode(10_000), 0);
     const screen = await session.screen();
@@ -113,15 +105,7 @@ describe('mcp-tasks call on a terminal, against a 2025-11-25 server', { timeout:
     await session.keys('a', 'Enter');
     await session.until(/\[y\/n\]:\s*$/, 5_000);
     await session.keys('y', 'Enter');
-    const bars = new Set<string>();
-    const start = Date.now();
-    while (Date.now() - start < 15_000) {
-      const screen = await session.screen();
-      const bar = /\[(#*-*)\] \d+% (\d)\/4/.exec(screen);
-      if (bar) bars.add(bar[2]!);
-      if (/Exported 4 of 4 files\./.test(screen)) break;
-      await new Promise((resolve) => setTimeout(resolve, 30));
-    }
+    const bars = await barsUntilResult(session, 4);
     assert.equal(await session.exitCode(10_000), 0, await session.screen());
     assert.match(await session.screen(), /Exported 4 of 4 files\./);
     assert.ok(bars.size >= 1, 'the bar showed the export\'s progress after the answer');
@@ -138,3 +122,17 @@ describe('mcp-tasks call on a terminal, against a 2025-11-25 server', { timeout:
     assert.ok(front.seen.includes('tasks/cancel'));
   });
 });
+
+/** The file counts the progress bar showed (`[##--] 50% 2/4`) until the result `Exported total of total files.` appeared, within 15 s. */
+async function barsUntilResult(session: TmuxSession, total: number): Promise<Set<string>> {
+  const bars = new Set<string>();
+  const start = Date.now();
+  while (Date.now() - start < 15_000) {
+    const screen = await session.screen();
+    const bar = new RegExp(`\\[(#*-*)\\] \\d+% (\\d)/${total}`).exec(screen);
+    if (bar) bars.add(bar[2]!);
+    if (screen.includes(`Exported ${total} of ${total} files.`)) break;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+  return bars;
+}

@@ -57,6 +57,47 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     assert.deepEqual([done.nodeId, done.attempt], ['n1', 1]);
   });
 
+  test('a task started while a claim is in flight waits for the slot the claim takes: the node never runs more than maxConcurrentRuns', async (t) => {
+    const store = new MemoryTaskStore();
+    const claimAnswered = gate();
+    let claimsAsked = 0;
+    const claim = store.claim.bind(store);
+    // The claim's query is slow (a loaded database): a request that starts a task meanwhile must
+    // not take the slot the claim is about to fill.
+    store.claim = async (...args: Parameters<MemoryTaskStore['claim']>) => {
+      claimsAsked += 1;
+      await claimAnswered.wait;
+      return claim(...args);
+    };
+    const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const finish = gate();
+    let running = 0;
+    let most = 0;
+    const execute = async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await finish.wait;
+      running -= 1;
+      return text('done');
+    };
+    // A task queued by another node, which this node's claimer goes for as soon as the tool is registered.
+    const elsewhere = await store.create(
+      { taskId: randomUUID(), owner: owner(), tool: 'job', scopes: [], ttlMs: 60_000, pollIntervalMs: 100, nodeId: null, args: null, clientCapabilities: null, resumable: false, maxAttempts: 3 },
+      { maxLive: Infinity },
+    );
+    rt.registerTool('job', { execute: execute as never, resumable: false });
+    assert.equal(claimsAsked, 1, 'the claim is in flight');
+    const local = await rt.start({ owner: owner(), tool: 'job', args: {}, execute });
+    claimAnswered.open();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(rt.running <= 1, `the node runs ${rt.running} tasks with one slot`);
+    finish.open();
+    const [a, b] = await Promise.all([settled(store, elsewhere), settled(store, local)]);
+    assert.deepEqual([a.status, b.status], ['completed', 'completed']);
+    assert.equal(most, 1, 'never two runs at once');
+  });
+
   test('a claimed run gets what the creating request carried, its input still checked against what the client declared, and unchecked when the capabilities were unknown', async (t) => {
     const store = new MemoryTaskStore();
     const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });

@@ -10,7 +10,7 @@ export { migrationScript } from './migrations/migration-script.js';
 export { DEFAULT_SCHEMA, assertSchemaName } from './schema/schema-name.js';
 export { controlChannelOf, type ControlMessage } from './listener/control-channel.js';
 export { ControlListener, type ControlListenerConfig, type ControlListenerHooks, type ControlListenerState } from './listener/control-listener.js';
-export { TtlSweeper, type SweepResult, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
+export { TtlSweeper, type SweepBatch, type SweepResult, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 export { TestSignal } from './maintenance/test-signal.js';
 export { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 export { NodeLease, type NodeLeaseConfig, type NodeLeaseState } from './maintenance/node-lease.js';

@@ -153,7 +153,7 @@ export class PostgresTaskStore implements TaskStore {
     // discards it on release.
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema));
+    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
   }
 

@@ -1,5 +1,7 @@
 export { McpTasks, type McpTasksHandlerOptions, type McpTasksLegacyOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
 export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
+export { type McpTasksHandler, type DirectServe } from './direct/with-task-requests.js';
+export { type DirectRequest, type DirectResponse } from './direct/direct-exchange.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 export { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 export type { LegacyTasksDeps } from './legacy/legacy-deps.js';

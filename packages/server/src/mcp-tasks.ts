@@ -24,6 +24,8 @@ import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-s
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
+import { taskRequestServer } from './direct/task-request-server.js';
+import { withTaskRequests, type McpTasksHandler } from './direct/with-task-requests.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
@@ -108,6 +110,12 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly onerror?: (error: Error) => void;
   /** Upstream MCP servers whose tools are served next to these ({@link proxyUpstream}); their tasks become this server's. */
   readonly upstreams?: readonly UpstreamMount[];
+  /**
+   * Serve the 2026-07-28 `tasks/get|update|cancel` in front of the SDK, without a per-request
+   * McpServer (same answers; see {@link McpTasksHandler.serveDirect}). Default true; `false`
+   * sends every request through the SDK.
+   */
+  readonly directTasks?: boolean;
 }
 
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
@@ -178,8 +186,8 @@ export class McpTasks {
    * `@modelcontextprotocol/node`, Express, Hono, or any fetch host). {@link drain} and
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
-  handler(options: McpTasksHandlerOptions): TaskListenHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], ...listenOptions } = options;
+  handler(options: McpTasksHandlerOptions): McpTasksHandler {
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, ...listenOptions } = options;
     const prepared = this.#prepare(tools);
     for (const mount of upstreams) {
       if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
@@ -203,7 +211,22 @@ export class McpTasks {
       ? this.legacyTasks(sdkHandler, { serverName: name, ...errors, ...(listenOptions.keepAliveMs === undefined ? {} : { keepAliveMs: listenOptions.keepAliveMs }) })
       : sdkHandler;
     const listen = this.listen(legacy, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...errors });
-    return withBodyChecks(listen);
+    // The direct path answers in JSON, as the SDK does unless told to stream every answer.
+    const serve =
+      this.enabled && directTasks !== false && handlerOptions?.responseMode !== 'sse'
+        ? taskRequestServer({
+            runtime: this.runtime,
+            resolveOwner: this.#resolveOwner,
+            serverName: name,
+            serverInfo: { name, version },
+            tracer: this.#tracer,
+            rateLimiter: this.#rateLimiter,
+            onerror,
+            ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
+          })
+        : async () => undefined;
+    const front = withTaskRequests(listen, serve);
+    return Object.assign(withBodyChecks(front), { serveDirect: serve });
   }
 
   /**
@@ -240,6 +263,7 @@ export class McpTasks {
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+      tracer: this.#tracer,
     });
     this.#legacyEdges.add(edge);
     return edge;

@@ -4,6 +4,7 @@ import { answerInputRequests, UnsupportedInputError } from './input-requests.js'
 import type { LegacyHttpClient, ServerRequestHandler } from './legacy-http-client.js';
 import { RpcError, TransportError, type JsonObject } from './mcp-http-client.js';
 import { printable } from '../printable.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 const DEFAULT_POLL_MS = 1_000;
 /** `tasks/result` streams that may end early (a node draining) before the call gives up. */
@@ -27,7 +28,7 @@ export async function followLegacyTask(client: LegacyHttpClient, created: JsonOb
   outcome.catch(() => undefined);
   while (!ended) {
     const interval = typeof task['pollInterval'] === 'number' && task['pollInterval'] > 0 ? task['pollInterval'] : DEFAULT_POLL_MS;
-    await Promise.race([sleep(interval, signal), outcome.catch(() => undefined)]);
+    await Promise.race([abortableSleep(interval, signal), outcome.catch(() => undefined)]);
     if (ended) break;
     task = await client.request('tasks/get', { taskId }, signal);
     // An open question owns the terminal; the next state redraws the line once it is answered.
@@ -56,7 +57,7 @@ async function resultOf(client: LegacyHttpClient, taskId: string, signal: AbortS
       } else if (!(error instanceof TransportError) || call >= MAX_RESULT_CALLS) {
         throw error;
       }
-      await sleep(250 * call, signal);
+      await abortableSleep(250 * call, signal);
     }
   }
 }
@@ -86,19 +87,4 @@ export function answerTaskInput(ui: CallUi, answered: Set<string>, asking: (open
       asking(false);
     }
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import type { CallUi } from './call-ui.js';
 import { answerInputRequests } from './input-requests.js';
 import type { JsonObject, McpHttpClient } from './mcp-http-client.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const DEFAULT_POLL_MS = 1_000;
@@ -37,7 +38,7 @@ type NextState = (current: JsonObject) => Promise<JsonObject>;
 function polledStates(client: McpHttpClient, taskId: string, signal: AbortSignal): NextState {
   return async (current) => {
     const interval = typeof current['pollIntervalMs'] === 'number' && current['pollIntervalMs'] > 0 ? current['pollIntervalMs'] : DEFAULT_POLL_MS;
-    await sleep(interval, signal);
+    await abortableSleep(interval, signal);
     return client.request('tasks/get', { taskId }, signal);
   };
 }
@@ -72,19 +73,4 @@ async function listenedStates(client: McpHttpClient, taskId: string, signal: Abo
 function withoutMeta(params: JsonObject): JsonObject {
   const { _meta: _ignored, kind: _kind, ...task } = params;
   return task;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

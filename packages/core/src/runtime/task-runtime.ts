@@ -186,12 +186,19 @@ export class TaskRuntime {
       options.onError ??
       ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}: ${logSafe(error)}`));
     this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
-    this.#poller = new ControlPoller(this.store, this.#runs, this.pollIntervalMs, (error) =>
-      console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
-    );
+    this.#poller = new ControlPoller(this.store, this.#runs, {
+      intervalMs: this.pollIntervalMs,
+      ...(node?.signalsProven ? { signalsProven: () => node.signalsProven!() } : {}),
+      onError: (error) => console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
+    });
     // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.
     this.#detachRuns = node?.attachRuns?.({ holds: (taskId) => this.#runs.has(taskId) }) ?? (() => {});
+  }
+
+  /** The backstop poll: polls made so far, and the gap it waits now (longer while signals are proven). */
+  get backstop(): { readonly polls: number; readonly gapMs: number } {
+    return { polls: this.#poller.polls, gapMs: this.#poller.gapMs };
   }
 
   /** Runs on this node now. */
@@ -266,20 +273,22 @@ export class TaskRuntime {
 
   /** Registers and starts the run of a task this node holds. */
   #launch<Args>(record: TaskRecord, request: TaskRunRequest<Args>, parent: Context): void {
-    const run = new ActiveRun({ taskId: record.taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
-    this.#runs.set(record.taskId, run);
+    const { taskId } = record;
+    const run = new ActiveRun({ taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
+    this.#runs.set(taskId, run);
+    // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
       // A parked run may still be unwinding when this node claims its task again: the new run's
       // entries are not this run's to remove.
-      if (this.#runs.get(record.taskId) === run) {
-        this.#runs.delete(record.taskId);
-        this.#settled.delete(record.taskId);
+      if (this.#runs.get(taskId) === run) {
+        this.#runs.delete(taskId);
+        this.#settled.delete(taskId);
       }
       // A freed slot may take a queued task; without a limit nothing waits for one, and the
       // hot path pays no claim query per finished run.
       if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
     });
-    this.#settled.set(record.taskId, settled);
+    this.#settled.set(taskId, settled);
   }
 
   /** Listens for claimable tasks and polls for them as a backstop, once a tool is registered. */
@@ -312,7 +321,15 @@ export class TaskRuntime {
         do {
           this.#claimAgain = false;
           while (!this.#draining && this.#runs.size + this.#reserved < this.maxConcurrentRuns) {
-            const record = await this.store.claim(this.nodeId, [...this.#executors.keys()]);
+            // The slot is the claim's while its query is in flight: a request starting a task
+            // meanwhile queues instead of taking it, so a claim never lands on a full node.
+            this.#reserved += 1;
+            let record: TaskRecord | undefined;
+            try {
+              record = await this.store.claim(this.nodeId, [...this.#executors.keys()]);
+            } finally {
+              this.#reserved -= 1;
+            }
             if (!record) break;
             this.#runClaimed(record);
           }

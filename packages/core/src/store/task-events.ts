@@ -38,6 +38,13 @@ export interface TaskEvents {
    * with a free run slot tries to claim. A hint: the claim decides; a backstop poll covers a lost one.
    */
   onClaimable?(listener: () => void): Unsubscribe;
+
+  /**
+   * Whether signals have proved they arrive right now (for PostgreSQL: the LISTEN connection
+   * listens and passed its last check). The runtime's backstop poll slows down while this holds
+   * and returns to `pollIntervalMs` as soon as it does not.
+   */
+  signalsProven?(): boolean;
 }
 
 /** A task {@link TaskEvents.followMany} follows: its record when following began, and how to stop. */

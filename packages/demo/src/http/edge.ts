@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { logSafe } from '@mcp-tasks/core';
+import type { McpTasksHandler } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth } from '../auth/edge-auth.js';
 import type { ConsoleHandler } from '../console/console-handler.js';
@@ -10,9 +11,10 @@ import { serveReadiness, type ReadinessCheck } from './readiness.js';
 
 /** Options of {@link createEdge}. */
 export interface EdgeOptions {
-  readonly handler: McpHttpHandler;
+  /** The MCP endpoint; an `McpTasks.handler` has its direct path used for what it takes. */
+  readonly handler: EdgeHandler;
   /** More MCP endpoints by path (e.g. `/other/mcp`), beside `handler` at `/mcp`. */
-  readonly mounts?: Readonly<Record<string, McpHttpHandler>>;
+  readonly mounts?: Readonly<Record<string, EdgeHandler>>;
   /** Bearer-token authorization of the MCP paths, and their RFC 9728 metadata (absent: none). */
   readonly auth?: EdgeAuth | undefined;
   /** What `GET /readyz` reports (default: always ready). */
@@ -26,6 +28,9 @@ export interface EdgeOptions {
   /** Largest request body, in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
 }
+
+/** An MCP handler, with the direct path of `McpTasks.handler` when it has one. */
+export type EdgeHandler = McpHttpHandler & Partial<Pick<McpTasksHandler, 'serveDirect'>>;
 
 /**
  * The node's HTTP edge: `GET /healthz` (liveness: the process serves HTTP), `GET /readyz`
@@ -92,21 +97,40 @@ export function createEdge(options: EdgeOptions): RequestListener {
         return jsonRpcError(res, 400, -32700, `Parse error: ${error instanceof Error ? error.message : 'invalid JSON'}`);
       }
     }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined) continue;
-      for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+    let request: Request | undefined;
+    const toRequest = () => (request ??= webRequestOf(req, res, url, body));
+    if (req.method === 'POST' && handler.serveDirect) {
+      // tasks/get|update|cancel go from the parsed body to the socket: no WHATWG round trip.
+      const direct = await handler.serveDirect({ method: 'POST', header: (name) => headerOf(req, name), body: parsedBody, authInfo, toRequest });
+      if (direct) {
+        res.writeHead(direct.status, { ...direct.headers, 'content-length': String(Buffer.byteLength(direct.body)) }).end(direct.body);
+        return;
+      }
     }
-    const abort = new AbortController();
-    // Only a client that left before the answer aborts the request: aborting after every answer
-    // would build an AbortError (and the SDK's teardown errors) for each request served.
-    res.on('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
-    const request = new Request(url, { method: req.method ?? 'GET', headers, body, signal: abort.signal });
-    const response = await handler.fetch(request, { ...(req.method === 'POST' ? { parsedBody } : {}), ...(authInfo ? { authInfo } : {}) });
+    const response = await handler.fetch(toRequest(), { ...(req.method === 'POST' ? { parsedBody } : {}), ...(authInfo ? { authInfo } : {}) });
     await writeResponse(res, response);
   }
+}
+
+/** A header as `Headers.get` reads it: repeated values joined by ", ". */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function webRequestOf(req: IncomingMessage, res: ServerResponse, url: URL, body: string | undefined): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  const abort = new AbortController();
+  // Only a client that left before the answer aborts the request: aborting after every answer
+  // would build an AbortError (and the SDK's teardown errors) for each request served.
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return new Request(url, { method: req.method ?? 'GET', headers, body, signal: abort.signal });
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {

@@ -75,6 +75,7 @@ export class ControlListener {
   #attempt = 0;
   #everListened = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  #provenClient: pg.Client | undefined;
   #livenessTimer: NodeJS.Timeout | undefined;
   #connecting: Promise<void> | undefined;
 
@@ -98,6 +99,15 @@ export class ControlListener {
     if (this.#state !== 'idle') return;
     this.#state = 'connecting';
     this.#connect();
+  }
+
+  /**
+   * Whether delivery has proved itself on the current connection: it listens, and the self-test
+   * NOTIFY or a liveness check passed on it since it connected. A reconnected connection proves
+   * itself at its first liveness check.
+   */
+  get proven(): boolean {
+    return this.#state === 'listening' && this.#client !== undefined && this.#provenClient === this.#client;
   }
 
   /** Closes the connection and every timer. */
@@ -167,6 +177,7 @@ export class ControlListener {
     });
     await this.#hooks.notify(channel, payload);
     const ok = await arrived;
+    if (ok) this.#provenClient = client;
     await client.query(`UNLISTEN ${client.escapeIdentifier(channel)}`);
     if (!ok) {
       this.#hooks.logger.warn(
@@ -189,6 +200,7 @@ export class ControlListener {
       });
       const { rows } = await Promise.race([client.query<{ channel: string }>('SELECT pg_listening_channels() AS channel'), timeout]);
       if (!rows.some((row) => row.channel === this.#channel)) throw new Error('the listener connection no longer listens on its channel');
+      this.#provenClient = client;
       this.testSignals.livenessChecked.signal(true);
     } catch (error) {
       this.testSignals.livenessChecked.signal(false);

@@ -9,8 +9,16 @@ import { withDefaults } from './with-defaults.js';
 export interface TtlSweeperConfig {
   /** Time between sweeps (ms). Default 60 000. */
   readonly intervalMs?: number;
-  /** Rows deleted per statement. Default 1 000. */
+  /** Most rows deleted per statement. Default 1 000. */
   readonly batchSize?: number;
+  /**
+   * The time one batch's DELETE should take (ms). A slower one (a checkpoint, a busy disk) makes the
+   * next batch smaller in proportion, down to `minBatchSize`; one under half of it doubles the next,
+   * up to `batchSize`. The size carries over from sweep to sweep. Default 20; `Infinity`: always `batchSize`.
+   */
+  readonly targetBatchMs?: number;
+  /** Fewest rows a batch shrinks to. Default 100. */
+  readonly minBatchSize?: number;
   /** Longest pause between two batches (ms); each pause is half as long as the batch before it. Default 50. */
   readonly batchPauseMs?: number;
   /** Longest one batch may hold the sweeper's role (ms); a leader that stalls loses it then. Default 5 000. */
@@ -25,7 +33,14 @@ export interface SweepResult {
   readonly batches: number;
 }
 
-const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
+/** One batch as the sweeper saw it: how many rows it asked for and deleted, and how long its DELETE took. */
+export interface SweepBatch {
+  readonly size: number;
+  readonly deleted: number;
+  readonly tookMs: number;
+}
+
+const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, targetBatchMs: 20, minBatchSize: 100, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
 
 /**
  * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time,
@@ -33,29 +48,59 @@ const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, batchPauseMs: 50, batch
  */
 export class TtlSweeper extends LeaderRoundService<SweepResult> {
   readonly config: Required<TtlSweeperConfig>;
-  /** Test signals: each finished sweep, and each batch deleted. */
-  readonly testSignals = { swept: new TestSignal<SweepResult>(), batchDeleted: new TestSignal<number>() };
+  /** Test signals: each finished sweep, each batch deleted (its row count), and each batch's size and time. */
+  readonly testSignals = { swept: new TestSignal<SweepResult>(), batchDeleted: new TestSignal<number>(), batch: new TestSignal<SweepBatch>() };
+  #size: number;
 
   constructor(context: SqlContext, schema: string, logger: MaintenanceLogger, config: TtlSweeperConfig = {}) {
     const resolved = withDefaults<TtlSweeperConfig>(DEFAULTS, config);
+    if (!(resolved.targetBatchMs > 0)) throw new RangeError('sweeper.targetBatchMs must be a positive number of ms (or Infinity)');
+    if (!(Number.isSafeInteger(resolved.minBatchSize) && resolved.minBatchSize > 0 && resolved.minBatchSize <= resolved.batchSize)) {
+      throw new RangeError('sweeper.minBatchSize must be a positive integer no larger than batchSize');
+    }
     super(context, `mcp-tasks:ttl-sweeper:${schema}`, resolved, 'TTL sweep', logger);
     this.config = resolved;
+    this.#size = resolved.batchSize;
+  }
+
+  /** Rows the next batch asks for. */
+  get batchSize(): number {
+    return this.#size;
   }
 
   protected async round(): Promise<SweepResult> {
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const led = await this.batch((context) => deleteExpiredTasks(context, this.config.batchSize));
+      const size = this.#size;
+      // The DELETE alone is what grows with the batch (and what holds its row locks); the
+      // transaction's other round trips cost the same at any size.
+      let deleteMs = 0;
+      const led = await this.batch(async (context) => {
+        const started = performance.now();
+        const count = await deleteExpiredTasks(context, size);
+        deleteMs = performance.now() - started;
+        return count;
+      });
       if (!led) return batches === 0 ? this.skipped() : { ran: true, deleted, batches };
       const { result: count, tookMs } = led;
       deleted += count;
       batches += 1;
+      this.#size = this.#nextSize(size, deleteMs);
       this.testSignals.batchDeleted.signal(count);
-      if (count < this.config.batchSize || this.stopRequested) break;
+      this.testSignals.batch.signal({ size, deleted: count, tookMs: deleteMs });
+      if (count < size || this.stopRequested) break;
       await this.pauseAfter(tookMs);
     }
     return { ran: true, deleted, batches };
+  }
+
+  /** A batch's cost is bounded by its size: smaller after a slow one, larger again after fast ones. */
+  #nextSize(size: number, tookMs: number): number {
+    const { targetBatchMs, minBatchSize, batchSize } = this.config;
+    if (tookMs > targetBatchMs) return Math.max(minBatchSize, Math.floor((size * targetBatchMs) / tookMs));
+    if (tookMs < targetBatchMs / 2) return Math.min(batchSize, size * 2);
+    return size;
   }
 
   protected skipped(): SweepResult {

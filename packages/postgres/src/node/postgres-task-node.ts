@@ -138,6 +138,10 @@ export class PostgresTaskNode implements TaskNode {
     return unfollow;
   }
 
+  signalsProven(): boolean {
+    return this.listener?.proven ?? false;
+  }
+
   onClaimable(listener: () => void): Unsubscribe {
     this.#claimers.add(listener);
     if (!this.#stopped) this.listener?.start();

@@ -5,6 +5,7 @@ import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { getTask } from './get-task.js';
+import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
@@ -13,13 +14,17 @@ import type { SqlContext } from './sql-context.js';
  * unchanged; `undefined` when it is not visible.
  */
 export async function cancelTask(context: SqlContext, ref: TaskRef): Promise<TaskRecord | undefined> {
-  const { rows } = await sql<TaskRow>`
+  const rows = await preparedRows(
+    context,
+    'cancel_task',
+    sql<TaskRow>`
     UPDATE ${context.tasks}
        SET status = 'cancelled',
            last_updated_at = ${touchedAt}
      WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
     RETURNING *, pg_notify(${context.channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
-  `.execute(context.db);
+  `,
+  );
   if (rows[0]) return toTaskRecord(rows[0]);
   return getTask(context, ref);
 }

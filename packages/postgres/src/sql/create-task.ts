@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { notifyClaimable } from './notify-claimable.js';
+import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
 
 /** The SQLSTATE `create_durable_task()` raises when the owner is at its limit (migration 0003). */
@@ -17,7 +18,10 @@ const QUOTA_EXCEEDED = 'MTQ01';
 export async function createTask(context: SqlContext, task: NewTask, statusMessage: string | null, maxLive: number): Promise<TaskRecord> {
   const { owner } = task;
   try {
-    const { rows } = await sql<TaskRow>`
+    const rows = await preparedRows(
+      context,
+      'create_task',
+      sql<TaskRow>`
       SELECT created.*, ${notifyClaimable(context.channel, sql`created`)}
         FROM ${context.createTaskFunction}(
           ${task.taskId}, ${owner.subject}, ${owner.server}, ${owner.clientId}, ${owner.resource}, ${ownerKey(owner)},
@@ -27,7 +31,8 @@ export async function createTask(context: SqlContext, task: NewTask, statusMessa
           ${task.clientCapabilities == null ? null : JSON.stringify(task.clientCapabilities)}::jsonb,
           ${task.resumable ?? false}::boolean, ${task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}::integer
         ) AS created
-    `.execute(context.db);
+    `,
+    );
     const row = rows[0];
     if (!row) throw new InvalidTaskValueError('a task with this id already exists');
     return toTaskRecord(row);

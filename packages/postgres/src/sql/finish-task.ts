@@ -5,6 +5,7 @@ import { heldBy, isLive, touchedAt, visibleTo } from '../schema/task-predicates.
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { notifyFollowers } from './notify-followers.js';
+import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
@@ -16,7 +17,10 @@ export async function finishTask(context: SqlContext, ref: TaskRef, outcome: Tas
   const error = outcome.status === 'failed' ? JSON.stringify(outcome.error) : null;
   // A failure replaces the status message; a completion keeps the last progress message.
   const statusMessage = outcome.status === 'failed' ? sql`${normaliseStatusMessage(outcome.statusMessage)}` : sql`status_message`;
-  const { rows } = await sql<TaskRow>`
+  const rows = await preparedRows(
+    context,
+    'finish_task',
+    sql<TaskRow>`
     UPDATE ${context.tasks}
        SET status = ${outcome.status},
            result = ${result}::jsonb,
@@ -25,6 +29,7 @@ export async function finishTask(context: SqlContext, ref: TaskRef, outcome: Tas
            last_updated_at = ${touchedAt}
      WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
     RETURNING *, ${notifyFollowers(context.channel)}
-  `.execute(context.db);
+  `,
+  );
   return rows[0] && toTaskRecord(rows[0]);
 }

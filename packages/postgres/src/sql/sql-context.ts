@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type pg from 'pg';
 import type { TasksDatabase } from '../schema/tasks-table.js';
 
 /** What every SQL operation needs: where to run, which table, which NOTIFY channel. */
@@ -17,11 +18,14 @@ export interface SqlContext {
   readonly clusterStats: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
+  /** The pool behind `db` when `db` is the pool itself (not a transaction): hot statements run on it prepared. */
+  readonly pool?: pg.Pool | undefined;
 }
 
-export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string): SqlContext {
+export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string, pool?: pg.Pool): SqlContext {
   return {
     db,
+    pool,
     tasks: sql.id(schema, 'tasks'),
     nodes: sql.id(schema, 'nodes'),
     createTaskFunction: sql.id(schema, 'create_durable_task'),
@@ -33,5 +37,5 @@ export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: s
 
 /** The same context on another executor (a transaction or a pinned connection). */
 export function withExecutor(context: SqlContext, db: Kysely<TasksDatabase>): SqlContext {
-  return { ...context, db };
+  return { ...context, db, pool: undefined };
 }

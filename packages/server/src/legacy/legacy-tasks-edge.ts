@@ -3,6 +3,7 @@ import { parsedBodyOf } from '../handlers/parsed-body.js';
 import { readInputAnswer, recordInputAnswer } from './legacy-input-answer.js';
 import type { LegacyCall, LegacyTasksDeps } from './legacy-deps.js';
 import { rpcError } from './legacy-json-rpc.js';
+import { legacyRequestContext } from './legacy-request-context.js';
 import { legacyTasksCancel, legacyTasksGet, legacyTasksList } from './legacy-task-requests.js';
 import { legacyTasksResult, type ResultStream } from './legacy-task-result.js';
 
@@ -45,11 +46,16 @@ export function withLegacyTasks(handler: McpHttpHandler, deps: LegacyTasksDeps):
     const call = taskRequestOf(body);
     const serve = call && methods[call.method];
     if (!call || !serve || !(await isLegacyRequest(request, body))) return handler.fetch(request, forward);
-    try {
-      return await serve(deps, { request, authInfo, id: call.id, params: call.params });
-    } catch (error) {
-      return rpcError(call.id, error);
-    }
+    const respond = async () => {
+      try {
+        return await serve(deps, { request, authInfo, id: call.id, params: call.params });
+      } catch (error) {
+        return rpcError(call.id, error);
+      }
+    };
+    if (!deps.tracer) return respond();
+    const taskId = call.params['taskId'];
+    return deps.tracer.trace({ method: call.method, ...(typeof taskId === 'string' ? { taskId } : {}) }, legacyRequestContext(call, request, authInfo), respond);
   }
 
   return {

@@ -1,0 +1,45 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+
+/**
+ * One HTTP request as a host that already holds it parsed hands it to
+ * {@link McpTasksHandler.serveDirect}: no WHATWG `Request` has to be built for the requests the
+ * direct path serves, and the host writes the {@link DirectResponse} straight to its socket.
+ */
+export interface DirectRequest {
+  /** The HTTP method. */
+  readonly method: string;
+  /** A header's value by lower-case name, as `Headers.get` gives it (`undefined` when absent). */
+  header(name: string): string | undefined;
+  /** The parsed JSON body of a POST. */
+  readonly body: unknown;
+  /** The validated token, when the endpoint has authorization. */
+  readonly authInfo?: AuthInfo | undefined;
+  /**
+   * The request as a WHATWG `Request`, built only if something asks for it (an owner resolver
+   * that reads the request, say): the direct path itself never does.
+   */
+  toRequest(): Request;
+}
+
+/** A whole answer: status, headers and the body text. */
+export interface DirectResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** `response` as a WHATWG `Response`, for fetch hosts. */
+export function toWebResponse(response: DirectResponse): Response {
+  return new Response(response.body, { status: response.status, headers: response.headers });
+}
+
+/** A {@link DirectRequest} over a WHATWG `Request` whose body is already parsed. */
+export function directRequestOf(request: Request, body: unknown, authInfo: AuthInfo | undefined): DirectRequest {
+  return {
+    method: request.method,
+    header: (name) => request.headers.get(name) ?? undefined,
+    body,
+    authInfo,
+    toRequest: () => request,
+  };
+}

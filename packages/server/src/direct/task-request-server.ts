@@ -1,0 +1,137 @@
+import { ownerKey, RateLimitedError, type TaskOwner, type TaskRuntime } from '@mcp-tasks/core';
+import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
+import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
+import { TaskReadMemo } from '../auth/task-read-memo.js';
+import { missingScopes } from '../auth/task-scopes.js';
+import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import type { HandlerDeps } from '../handlers/handler-deps.js';
+import { tasksCancel } from '../handlers/tasks-cancel.js';
+import { tasksGet } from '../handlers/tasks-get.js';
+import { tasksUpdate } from '../handlers/tasks-update.js';
+import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
+import type { OwnerResolver } from '../owner/owner-resolver.js';
+import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
+import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { errorResponse, resultResponse } from './encode-task-response.js';
+import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
+
+/** What {@link taskRequestServer} needs: the same parts the SDK path's handlers are built from. */
+export interface TaskRequestServerOptions {
+  readonly runtime: TaskRuntime;
+  readonly resolveOwner: OwnerResolver;
+  /** The server part of the owners (the McpServer's name). */
+  readonly serverName: string;
+  /** Stamped on every result's `_meta`, as the SDK stamps its McpServer's identity. */
+  readonly serverInfo: Implementation;
+  readonly tracer: McpRequestTracer;
+  readonly rateLimiter?: OwnerRateLimiter | undefined;
+  readonly onerror?: ((error: Error) => void) | undefined;
+  /** Wraps `tasks/cancel`, as the SDK path's is wrapped (a proxied task is cancelled upstream too). */
+  readonly cancelling?: ((deps: HandlerDeps, cancel: TaskHandler) => TaskHandler) | undefined;
+}
+
+type TaskHandler = (params: unknown, ctx: ServerContext) => Promise<Result>;
+const HANDLERS: Readonly<Record<FastTaskMethod, (deps: HandlerDeps) => TaskHandler>> = {
+  'tasks/get': tasksGet,
+  'tasks/update': tasksUpdate,
+  'tasks/cancel': tasksCancel,
+};
+
+/**
+ * Serves the 2026-07-28 `tasks/get`, `tasks/update` and `tasks/cancel` without a per-request
+ * McpServer, the SDK's dispatch or a WHATWG round trip: the same handlers, owner, rate limit,
+ * scope challenge and spans as the SDK path, and the same bytes out (`readFastTaskRequest` lets
+ * only requests through whose every check the SDK would pass). Returns `undefined` for anything
+ * else, which the caller hands to the SDK path unchanged.
+ */
+export function taskRequestServer(options: TaskRequestServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter } = options;
+  const report = (error: unknown) => {
+    try {
+      options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // A reporting callback must not change the answer.
+    }
+  };
+
+  return async (request) => {
+    const fast = readFastTaskRequest(request);
+    if (!fast) return undefined;
+    const authInfo = request.authInfo;
+    let owner: TaskOwner;
+    try {
+      owner = await resolveOwner({
+        ...(authInfo === undefined ? {} : { authInfo }),
+        get request() {
+          return request.toRequest();
+        },
+        serverName,
+      });
+    } catch {
+      // The SDK path reports and answers a resolver failure at each of its steps: leave it to it.
+      return undefined;
+    }
+    if (rateLimiter) {
+      const retryAfterMs = rateLimiter.take(ownerKey(owner));
+      if (retryAfterMs > 0) return rateLimited(fast, new RateLimitedError(retryAfterMs));
+    }
+    const memo = new TaskReadMemo();
+    const ref = { taskId: fast.taskId, owner };
+    if (authInfo !== undefined && declaresTasksExtension({ mcpReq: { envelope: fast.envelope } })) {
+      // The scope challenge the SDK runs before dispatch (taskScopeChallenge), with its read left for the handler.
+      try {
+        const task = await runtime.store.get(ref);
+        if (task && missingScopes(task.scopes, authInfo).length > 0) return await fromWebResponse(insufficientScopeResponse(task.scopes, authInfo));
+        memo.remember(ref, task);
+      } catch (error) {
+        report(error);
+        return internalServerError(fast);
+      }
+    }
+    const deps: HandlerDeps = { runtime, ownerOf: () => Promise.resolve(owner), memo };
+    const ctx = contextOf(fast, authInfo);
+    try {
+      const handle = fast.method === 'tasks/cancel' && options.cancelling ? options.cancelling(deps, tasksCancel(deps)) : HANDLERS[fast.method](deps);
+      const result = await tracer.trace({ method: fast.method, taskId: fast.taskId }, ctx, () => handle(fast.params, ctx));
+      return resultResponse(fast.id, result as Record<string, unknown>, serverInfo);
+    } catch (error) {
+      return errorResponse(fast.id, error);
+    }
+  };
+}
+
+/** What the handlers and the tracer read of the SDK's context, built as the SDK builds it. */
+function contextOf(fast: FastTaskRequest, authInfo: DirectRequest['authInfo']): ServerContext {
+  return {
+    mcpReq: {
+      id: fast.id,
+      method: fast.method,
+      _meta: fast.meta,
+      envelope: fast.envelope,
+      ...(fast.inputResponses === undefined ? {} : { inputResponses: fast.inputResponses }),
+      ...(fast.droppedInputResponseKeys === undefined ? {} : { droppedInputResponseKeys: fast.droppedInputResponseKeys }),
+    },
+    http: authInfo === undefined ? undefined : { authInfo },
+  } as unknown as ServerContext;
+}
+
+function rateLimited(fast: FastTaskRequest, error: RateLimitedError): DirectResponse {
+  return {
+    status: 429,
+    headers: { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: fast.id, error: error.toJSON() }),
+  };
+}
+
+/** The SDK's answer when its pre-dispatch scope challenge throws. */
+function internalServerError(fast: FastTaskRequest): DirectResponse {
+  return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: fast.id }) };
+}
+
+async function fromWebResponse(response: Response): Promise<DirectResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
+}

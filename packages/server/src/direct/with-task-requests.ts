@@ -1,0 +1,46 @@
+import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { parsedBodyOf } from '../handlers/parsed-body.js';
+import type { TaskListenHandler } from '../listen/task-listen.js';
+import { directRequestOf, toWebResponse, type DirectRequest, type DirectResponse } from './direct-exchange.js';
+
+/** Serves one request on the direct path, or `undefined` when it is the SDK's. */
+export type DirectServe = (request: DirectRequest) => Promise<DirectResponse | undefined>;
+
+/** A handler whose 2026-07-28 `tasks/*` requests a host can also hand over without a WHATWG `Request`. */
+export interface McpTasksHandler extends TaskListenHandler {
+  /**
+   * Serves `request` when it is a 2026-07-28 `tasks/get|update|cancel` the direct path answers;
+   * `undefined` otherwise, and the host then calls `fetch` as for any request. A node:http host
+   * that already parsed the body (and verified the token) skips the WHATWG round trip this way.
+   */
+  serveDirect: DirectServe;
+}
+
+/** `handler` with `serve` in front of it for the requests `serve` takes. */
+export function withTaskRequests(handler: TaskListenHandler, serve: DirectServe): McpTasksHandler {
+  async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
+    if (request.method.toUpperCase() === 'POST') {
+      const parsed = await parsedBodyOf(request, requestOptions);
+      if (parsed) {
+        const direct = await serve(directRequestOf(request, parsed.body, requestOptions?.authInfo));
+        if (direct) return toWebResponse(direct);
+        return handler.fetch(request, { ...requestOptions, parsedBody: parsed.body });
+      }
+    }
+    return handler.fetch(request, requestOptions);
+  }
+  return {
+    fetch,
+    serveDirect: serve,
+    notify: handler.notify,
+    bus: handler.bus,
+    endStreams: () => handler.endStreams(),
+    close: () => handler.close(),
+    get openStreams() {
+      return handler.openStreams;
+    },
+    get following() {
+      return handler.following;
+    },
+  };
+}

@@ -1,0 +1,235 @@
+// The direct path of McpTasks.handler (2026-07-28 tasks/get|update|cancel served without a
+// per-request McpServer) answers every request exactly as the SDK path does: the same handler
+// built with `directTasks: false` is the reference, on one real PostgreSQL store, and each request
+// of a matrix (good, bad headers, missing extension, unknown task, another owner, missing scopes,
+// bad answers, rate limit) is sent to both and compared byte for byte (status, headers, body).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PostgresTaskStore } from '@mcp-tasks/postgres';
+import { defineTool, McpTasks, type McpTasksHandler } from '@mcp-tasks/server';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import * as z from 'zod';
+import { requestBody, requestHeaders } from './server-raw-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { within } from './support/within.js';
+
+const guarded = defineTool({
+  name: 'guarded',
+  task: 'optional',
+  scopes: ['export'],
+  input: z.object({}),
+  execute: async (_args, ctx) => {
+    const answer = await ctx.elicit('ok', { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+    return { content: [{ type: 'text', text: `answer: ${answer.action}` }] };
+  },
+});
+
+const hour = () => Math.floor(Date.now() / 1000) + 3600;
+const ALICE: AuthInfo = { token: 'alice', clientId: 'app', scopes: ['export'], expiresAt: hour(), extra: { sub: 'alice' }, resource: new URL('http://127.0.0.1/mcp') };
+const ALICE_NO_SCOPE: AuthInfo = { ...ALICE, token: 'alice-2', scopes: [] };
+const BOB: AuthInfo = { ...ALICE, token: 'bob', extra: { sub: 'bob' } };
+
+interface Exchange {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+interface Ask {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly auth?: AuthInfo | undefined;
+  /** Declare the tasks extension in the envelope (default true). */
+  readonly declare?: boolean;
+  /** Header changes: a value replaces, `undefined` removes. */
+  readonly headers?: Record<string, string | undefined>;
+  /** Replaces the JSON body. */
+  readonly body?: (body: Record<string, any>) => unknown;
+  readonly id?: number;
+}
+
+function build(ask: Ask): { request: Request; body: unknown } {
+  const body = JSON.parse(requestBody(ask.method, ask.params, ask.declare ?? true)) as Record<string, any>;
+  body['id'] = ask.id ?? 7;
+  const finalBody = ask.body ? ask.body(body) : body;
+  const headers: Record<string, string> = { ...requestHeaders(ask.method, ask.params) };
+  for (const [name, value] of Object.entries(ask.headers ?? {})) {
+    if (value === undefined) delete headers[name];
+    else headers[name] = value;
+  }
+  const text = JSON.stringify(finalBody);
+  return { request: new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: text }), body: finalBody };
+}
+
+async function send(handler: McpTasksHandler, ask: Ask): Promise<Exchange> {
+  const { request, body } = build(ask);
+  const response = await within(handler.fetch(request, { parsedBody: body, ...(ask.auth ? { authInfo: ask.auth } : {}) }), 10_000, `${ask.method} answered`);
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { status: response.status, headers, body: await response.text() };
+}
+
+/** Whether the direct path itself takes `ask` (or leaves it to the SDK). */
+async function takenDirectly(handler: McpTasksHandler, ask: Ask): Promise<boolean> {
+  const { request, body } = build(ask);
+  const served = await handler.serveDirect({ method: 'POST', header: (name) => request.headers.get(name) ?? undefined, body, authInfo: ask.auth, toRequest: () => request });
+  return served !== undefined;
+}
+
+let db: TestDatabase;
+let tasks: McpTasks;
+let direct: McpTasksHandler;
+let sdk: McpTasksHandler;
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+async function createTask(auth: AuthInfo | undefined): Promise<string> {
+  const created = await send(sdk, { method: 'tools/call', params: { name: 'guarded', arguments: {} }, auth });
+  const taskId = JSON.parse(created.body)?.result?.taskId as string | undefined;
+  assert.ok(taskId, created.body);
+  // Until it waits for its answer, so every read below sees one state.
+  for (let i = 0; i < 200; i += 1) {
+    const got = JSON.parse((await send(sdk, { method: 'tasks/get', params: { taskId }, auth })).body);
+    if (got.result?.status === 'input_required') return taskId;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the task never asked for its input');
+}
+
+/** The task's status once its run has taken what it was given (an accepted answer completes it). */
+async function settled(taskId: string): Promise<string> {
+  for (let i = 0; ; i += 1) {
+    const status = JSON.parse((await send(sdk, { method: 'tasks/get', params: { taskId }, auth: ALICE })).body).result.status as string;
+    if (status !== 'working' || i >= 200) return status;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+before(async () => {
+  db = await createTestDatabase();
+  const store = await PostgresTaskStore.connect({ connectionString: db.url });
+  tasks = new McpTasks({ store, pollIntervalMs: 50, rateLimit: false, telemetry: { tracerProvider } });
+  direct = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded] });
+  sdk = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded], directTasks: false });
+});
+
+after(async () => {
+  await direct?.close();
+  await sdk?.close();
+  await tasks?.close();
+  await db?.drop();
+});
+
+describe('the direct tasks path answers as the SDK path does', { timeout: 120_000 }, () => {
+  it('tasks/get, with every kind of mistake, gets the same status, headers and body from both paths', async () => {
+    const taskId = await createTask(ALICE);
+    const unknown = 'AAAAAAAAAAAAAAAAAAAAAAAA';
+    const cases: { name: string; ask: Ask; direct: boolean }[] = [
+      { name: 'good', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE }, direct: true },
+      { name: 'string id', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: (b) => ({ ...b, id: 'req-1' }) }, direct: true },
+      { name: 'no extension', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, declare: false }, direct: true },
+      { name: 'unknown task', ask: { method: 'tasks/get', params: { taskId: unknown }, auth: ALICE }, direct: true },
+      { name: 'another owner', ask: { method: 'tasks/get', params: { taskId }, auth: BOB }, direct: true },
+      { name: 'without the scope', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE_NO_SCOPE }, direct: true },
+      { name: 'without a token', ask: { method: 'tasks/get', params: { taskId } }, direct: true },
+      { name: 'Mcp-Name names another task', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-name': unknown } }, direct: false },
+      { name: 'no Mcp-Name', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-name': undefined } }, direct: false },
+      { name: 'Mcp-Name in Base64', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-name': `=?base64?${Buffer.from(taskId).toString('base64')}?=` } }, direct: false },
+      { name: 'no Mcp-Method', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-method': undefined } }, direct: false },
+      { name: 'Mcp-Method names another method', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-method': 'tasks/cancel' } }, direct: false },
+      { name: 'no protocol version header', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-protocol-version': undefined } }, direct: false },
+      { name: 'a 2025 protocol version header', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'mcp-protocol-version': '2025-11-25' } }, direct: false },
+      { name: 'text/plain', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, headers: { 'content-type': 'text/plain' } }, direct: false },
+      { name: 'no envelope', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: (b) => ({ ...b, params: { taskId } }) }, direct: false },
+      { name: 'malformed task id', ask: { method: 'tasks/get', params: { taskId: 'not a task id' }, auth: ALICE }, direct: false },
+      { name: 'taskId a number', ask: { method: 'tasks/get', params: { taskId: 5 }, auth: ALICE }, direct: false },
+      { name: 'a notification', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: ({ id: _id, ...rest }) => rest }, direct: false },
+    ];
+    for (const { name, ask, direct: expected } of cases) {
+      assert.equal(await takenDirectly(direct, ask), expected, `${name}: the direct path ${expected ? 'takes' : 'leaves'} it`);
+      const viaSdk = await send(sdk, ask);
+      const viaDirect = await send(direct, ask);
+      assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
+    }
+  });
+
+  it('tasks/update answers, bad answers and foreign updates get the same answers from both paths', async () => {
+    const answer = { action: 'accept', content: { ok: true } };
+    const variants: { name: string; ask: (taskId: string) => Ask }[] = [
+      { name: 'a good answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: ALICE }) },
+      { name: 'a wrapped answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE }) },
+      { name: 'an unknown key', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: answer } }, auth: ALICE }) },
+      { name: 'no inputResponses', ask: (taskId) => ({ method: 'tasks/update', params: { taskId }, auth: ALICE }) },
+      { name: 'inputResponses a string', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: 'yes' }, auth: ALICE }) },
+      { name: 'another owner', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: BOB }) },
+      { name: 'without the scope', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: ALICE_NO_SCOPE }) },
+      { name: 'no extension', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: ALICE, declare: false }) },
+    ];
+    for (const { name, ask } of variants) {
+      // A fresh task for each path: an update changes what the next one sees.
+      const [forSdk, forDirect] = [await createTask(ALICE), await createTask(ALICE)];
+      const viaSdk = await send(sdk, ask(forSdk));
+      const viaDirect = await send(direct, ask(forDirect));
+      assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
+      assert.equal(await settled(forDirect), await settled(forSdk), `${name}: the same effect`);
+    }
+  });
+
+  it("tasks/cancel of one's own, of another owner's and without the scope gets the same answers and effects from both paths", async () => {
+    for (const [name, auth] of [['own', ALICE], ['another owner', BOB], ['without the scope', ALICE_NO_SCOPE]] as const) {
+      const [forSdk, forDirect] = [await createTask(ALICE), await createTask(ALICE)];
+      assert.equal(await takenDirectly(direct, { method: 'tasks/get', params: { taskId: forDirect }, auth }), true);
+      const viaSdk = await send(sdk, { method: 'tasks/cancel', params: { taskId: forSdk }, auth });
+      const viaDirect = await send(direct, { method: 'tasks/cancel', params: { taskId: forDirect }, auth });
+      assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
+      const status = async (taskId: string) => JSON.parse((await send(sdk, { method: 'tasks/get', params: { taskId }, auth: ALICE })).body).result.status;
+      assert.equal(await status(forDirect), await status(forSdk), `${name}: the same effect`);
+    }
+  });
+
+  it("a request span of the direct path has the name and attributes of the SDK path's", async () => {
+    const taskId = await createTask(ALICE);
+    const spanOf = async (handler: McpTasksHandler) => {
+      exporter.reset();
+      await send(handler, { method: 'tasks/get', params: { taskId }, auth: ALICE });
+      const spans = exporter.getFinishedSpans().filter((span) => span.name === 'tasks/get');
+      assert.equal(spans.length, 1);
+      return { name: spans[0]!.name, kind: spans[0]!.kind, attributes: spans[0]!.attributes, status: spans[0]!.status };
+    };
+    assert.deepEqual(await spanOf(direct), await spanOf(sdk));
+  });
+
+  it('a handler told to answer every request as an event stream leaves tasks/* to the SDK, which streams them', async () => {
+    const streaming = tasks.handler({ name: 'direct-test', version: '1.2.3', tools: [guarded], handlerOptions: { responseMode: 'sse' } });
+    try {
+      const taskId = await createTask(ALICE);
+      const ask: Ask = { method: 'tasks/get', params: { taskId }, auth: ALICE };
+      assert.equal(await takenDirectly(streaming, ask), false);
+      assert.match((await send(streaming, ask)).headers['content-type'] ?? '', /text\/event-stream/);
+    } finally {
+      await streaming.close();
+    }
+  });
+
+  it('a rate-limited owner gets the same 429 from both paths', async () => {
+    const limited = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
+    const limitedSdk = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
+    const a = limited.handler({ name: 'direct-test', version: '1.2.3', tools: [] });
+    const b = limitedSdk.handler({ name: 'direct-test', version: '1.2.3', tools: [], directTasks: false });
+    try {
+      const ask: Ask = { method: 'tasks/get', params: { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' }, auth: BOB };
+      await send(a, ask);
+      await send(b, ask);
+      const [viaDirect, viaSdk] = [await send(a, ask), await send(b, ask)];
+      assert.equal(viaDirect.status, 429);
+      const normalise = (exchange: Exchange) => ({ ...exchange, body: exchange.body.replace(/after [0-9]+ ms/, 'after N ms').replace(/"retryAfterMs":[0-9.]+/, '"retryAfterMs":0') });
+      assert.deepEqual(normalise(viaDirect), normalise(viaSdk));
+    } finally {
+      await a.close();
+      await b.close();
+      await limited.runtime.close();
+      await limitedSdk.runtime.close();
+    }
+  });
+});
