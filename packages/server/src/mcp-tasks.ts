@@ -221,6 +221,7 @@ export class McpTasks {
             serverInfo: { name, version },
             tracer: this.#tracer,
             rateLimiter: this.#rateLimiter,
+            inFlight: this.#inFlight,
             onerror,
             ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
           })
