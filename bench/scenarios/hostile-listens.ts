@@ -113,7 +113,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       notes.push(
         `The victim's p99 grows with the attacker's concurrency, not with any one listen's cost (the CPU per request above). ` +
           `The per-owner in-flight cap keeps at most its share of the attacker's ${LOOPS} loops in flight (the rest are refused before the SDK), ` +
-          `yet the flooded node used ${median(series.cpuShare).toFixed(2)} cores during the flood: it is mostly waiting, not working. ` +
+          `yet the flooded node used ${median(series.cpuShare).toFixed(2)} cores during the flood, less than the one core its event loop can use. ` +
           `A CPU profile of it (\`node --cpu-prof\`) during the flood puts the owner's token, the owner and the limit checks together ` +
           `about 2 % of its busy time (the node idle two thirds of the flood); what a request costs before any check is Node's: the connection, the HTTP parser, the fetch ` +
           `\`Request\` the edge builds, the body, and writing the answer (most of its busy time goes to the listens it acks: their frames, and the SDK serving each listen first for its checks). So there is no costly step to move ahead of the refusal; ` +
