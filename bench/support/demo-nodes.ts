@@ -22,8 +22,9 @@ export async function freePort(): Promise<number> {
 export async function startDemoNode(root: string, databaseUrl: string, nodeId: string, env: Record<string, string> = {}): Promise<DemoNode> {
   const port = await freePort();
   // One benchmark client is one owner at thousands of requests a second: the per-owner rate
-  // limit would measure itself. A scenario about limits passes its own MCP_TASKS_RATE_LIMIT.
-  const nodeEnv = { ...process.env, MCP_TASKS_RATE_LIMIT: 'off', ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId };
+  // limit and in-flight cap would measure themselves. A scenario about limits passes its own
+  // MCP_TASKS_RATE_LIMIT and MCP_TASKS_MAX_IN_FLIGHT.
+  const nodeEnv = { ...process.env, MCP_TASKS_RATE_LIMIT: 'off', MCP_TASKS_MAX_IN_FLIGHT: 'off', ...env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', NODE_ID: nodeId };
   return spawnListening(root, ['packages/demo/dist/node/main.js'], nodeEnv, `demo node ${nodeId}`, 60_000);
 }
 

@@ -7,11 +7,17 @@ export interface TcpProxy {
   freeze(): void;
   /** Drops the frozen connections and forwards new ones again. */
   thaw(): void;
+  /** Keeps connections open but holds back what the server sends (a server slow to answer), until {@link release}. */
+  hold(): void;
+  /** Sends what was held back and forwards again. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let frozen = false;
+  let held = false;
+  const heldBack: { to: net.Socket; chunk: Buffer }[] = [];
   const open = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
     open.add(socket);
@@ -23,7 +29,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     if (frozen) return;
     const upstream = net.connect(targetPort, targetHost);
     track(upstream);
-    client.pipe(upstream).pipe(client);
+    client.pipe(upstream);
+    upstream.on('data', (chunk: Buffer) => {
+      if (held) heldBack.push({ to: client, chunk });
+      else client.write(chunk);
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -43,6 +53,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     thaw() {
       frozen = false;
       dropAll();
+    },
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      for (const { to, chunk } of heldBack.splice(0)) if (!to.destroyed) to.write(chunk);
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -13,6 +13,7 @@ export { InvalidInputRequestError } from './errors/invalid-input-request-error.j
 export { InputNotSupportedError } from './errors/input-not-supported-error.js';
 export { RateLimitedError } from './errors/rate-limited-error.js';
 export { LimitReachedError } from './errors/limit-reached-error.js';
+export { InFlightLimitError } from './errors/in-flight-limit-error.js';
 
 export {
   TASK_STATUSES,

@@ -1,6 +1,7 @@
-import type { RateLimitOptions } from '@mcp-tasks/server';
+import type { InFlightOptions, RateLimitOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
 import { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
+import { inFlightFromEnv } from './limits/in-flight-env.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
@@ -26,6 +27,8 @@ export interface DemoConfig {
   readonly metricsToken?: string | undefined;
   /** Per-owner rate limit of task operations (`MCP_TASKS_RATE_LIMIT`: `perSecond[,burst]` or `off`); absent: the library's default. */
   readonly rateLimit?: RateLimitOptions | false | undefined;
+  /** Per-owner cap on task operations under way at once (`MCP_TASKS_MAX_IN_FLIGHT`: a positive integer or `off`); absent: the library's default. */
+  readonly inFlight?: InFlightOptions | false | undefined;
   /** The operator console at `/console` (`MCP_TASKS_CONSOLE_TOKEN`; needs `DATABASE_URL`); absent: off. */
   readonly console?: ConsoleConfig | undefined;
   /** How often the maintenance leader counts the cluster's tasks (`MCP_TASKS_CLUSTER_STATS_MS`); default 15 000. */
@@ -53,6 +56,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
+    inFlight: inFlightFromEnv(env['MCP_TASKS_MAX_IN_FLIGHT']),
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
     upstream: env['MCP_TASKS_UPSTREAM_URL']

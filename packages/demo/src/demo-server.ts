@@ -76,6 +76,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
     ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
     ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
+    ...(config.inFlight === undefined ? {} : { inFlight: config.inFlight }),
   });
   // Claim queued and released tasks from the start, before any request reaches this node. That
   // opens the LISTEN connection now: serve once the node is ready (or after a bound, and let

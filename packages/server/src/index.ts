@@ -34,6 +34,7 @@ export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task
 export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
 export { checkRequestBody } from './handlers/check-request-body.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
+export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
 export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';

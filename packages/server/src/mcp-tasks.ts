@@ -21,6 +21,7 @@ import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
+import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
@@ -64,6 +65,12 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
    * returns, per node. Default 50 requests/s, burst 200; `false` turns it off.
    */
   readonly rateLimit?: RateLimitOptions | false;
+  /**
+   * Per-owner cap on the same requests under way at once on this node (a listen until its
+   * acknowledgement): past it they are refused, before the SDK, until one is answered. Default 8
+   * per owner; `false` turns it off.
+   */
+  readonly inFlight?: InFlightOptions | false;
   /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
   readonly listenStreams?: ListenStreamCapOptions | false;
   /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
@@ -144,6 +151,7 @@ export class McpTasks {
   readonly #node: TaskNode | undefined;
   readonly #claimed = new Set<string>();
   readonly #rateLimiter: OwnerRateLimiter | undefined;
+  readonly #inFlight: OwnerInFlightCap | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
@@ -153,9 +161,10 @@ export class McpTasks {
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, listenStreams, listTasks, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, listTasks, ...runtimeOptions } = options;
     this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
+    this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
@@ -214,6 +223,7 @@ export class McpTasks {
           serverInfo: { name, version },
           tracer: this.#tracer,
           rateLimiter: this.#rateLimiter,
+          inFlight: this.#inFlight,
           onerror,
           ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
         })
@@ -393,6 +403,7 @@ export class McpTasks {
       ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
       ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
+      ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
     });
     this.#listens.add(listen);

@@ -1,4 +1,4 @@
-import { ownerKey, RateLimitedError, type TaskRuntime } from '@mcp-tasks/core';
+import { InFlightLimitError, ownerKey, RateLimitedError, type TaskRuntime } from '@mcp-tasks/core';
 import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { TaskReadMemo } from '../auth/task-read-memo.js';
@@ -8,6 +8,8 @@ import type { HandlerDeps } from '../handlers/handler-deps.js';
 import { tasksCancel } from '../handlers/tasks-cancel.js';
 import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
+import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
+import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
@@ -26,6 +28,8 @@ export interface TaskRequestServerOptions {
   readonly serverInfo: Implementation;
   readonly tracer: McpRequestTracer;
   readonly rateLimiter?: OwnerRateLimiter | undefined;
+  /** The per-owner in-flight cap, the same one the SDK path's requests count against. */
+  readonly inFlight?: OwnerInFlightCap | undefined;
   readonly onerror?: ((error: Error) => void) | undefined;
   /** Wraps `tasks/cancel`, as the SDK path's is wrapped (a proxied task is cancelled upstream too). */
   readonly cancelling?: ((deps: HandlerDeps, cancel: TaskHandler) => TaskHandler) | undefined;
@@ -46,7 +50,7 @@ const HANDLERS: Readonly<Record<FastTaskMethod, (deps: HandlerDeps) => TaskHandl
  * else, which the caller hands to the SDK path unchanged.
  */
 export function taskRequestServer(options: TaskRequestServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter, inFlight } = options;
   const report = (error: unknown) => {
     try {
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -63,29 +67,42 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     if (owner === undefined) return undefined;
     if (rateLimiter) {
       const retryAfterMs = rateLimiter.take(ownerKey(owner));
-      if (retryAfterMs > 0) return rateLimited(fast, new RateLimitedError(retryAfterMs));
+      if (retryAfterMs > 0) return refused(fast, new RateLimitedError(retryAfterMs), String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
     }
-    const memo = new TaskReadMemo();
-    const ref = { taskId: fast.taskId, owner };
-    if (authInfo !== undefined && declaresTasksExtension({ mcpReq: { envelope: fast.envelope } })) {
-      // The scope challenge the SDK runs before dispatch (taskScopeChallenge), with its read left for the handler.
+    let leave: ReleaseSlot = () => {};
+    if (inFlight) {
       try {
-        const task = await runtime.store.get(ref);
-        if (task && missingScopes(task.scopes, authInfo).length > 0) return await fromWebResponse(insufficientScopeResponse(task.scopes, authInfo));
-        memo.remember(ref, task);
+        leave = inFlight.enter(ownerKey(owner));
       } catch (error) {
-        report(error);
-        return internalServerError(fast);
+        if (error instanceof InFlightLimitError) return refused(fast, error, '1');
+        throw error;
       }
     }
-    const deps: HandlerDeps = { runtime, ownerOf: () => Promise.resolve(owner), memo };
-    const ctx = contextOf(fast, authInfo);
     try {
-      const handle = fast.method === 'tasks/cancel' && options.cancelling ? options.cancelling(deps, tasksCancel(deps)) : HANDLERS[fast.method](deps);
-      const result = await tracer.trace({ method: fast.method, taskId: fast.taskId }, ctx, () => handle(fast.params, ctx));
-      return resultResponse(fast.id, result as Record<string, unknown>, serverInfo);
-    } catch (error) {
-      return errorResponse(fast.id, error);
+      const memo = new TaskReadMemo();
+      const ref = { taskId: fast.taskId, owner };
+      if (authInfo !== undefined && declaresTasksExtension({ mcpReq: { envelope: fast.envelope } })) {
+        // The scope challenge the SDK runs before dispatch (taskScopeChallenge), with its read left for the handler.
+        try {
+          const task = await runtime.store.get(ref);
+          if (task && missingScopes(task.scopes, authInfo).length > 0) return await fromWebResponse(insufficientScopeResponse(task.scopes, authInfo));
+          memo.remember(ref, task);
+        } catch (error) {
+          report(error);
+          return internalServerError(fast);
+        }
+      }
+      const deps: HandlerDeps = { runtime, ownerOf: () => Promise.resolve(owner), memo };
+      const ctx = contextOf(fast, authInfo);
+      try {
+        const handle = fast.method === 'tasks/cancel' && options.cancelling ? options.cancelling(deps, tasksCancel(deps)) : HANDLERS[fast.method](deps);
+        const result = await tracer.trace({ method: fast.method, taskId: fast.taskId }, ctx, () => handle(fast.params, ctx));
+        return resultResponse(fast.id, result as Record<string, unknown>, serverInfo);
+      } catch (error) {
+        return errorResponse(fast.id, error);
+      }
+    } finally {
+      leave();
     }
   };
 }
@@ -105,10 +122,10 @@ function contextOf(fast: FastTaskRequest, authInfo: DirectRequest['authInfo']): 
   } as unknown as ServerContext;
 }
 
-function rateLimited(fast: FastTaskRequest, error: RateLimitedError): DirectResponse {
+function refused(fast: FastTaskRequest, error: RateLimitedError | InFlightLimitError, retryAfter: string): DirectResponse {
   return {
     status: 429,
-    headers: { 'content-type': 'application/json', 'retry-after': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) },
+    headers: { 'content-type': 'application/json', 'retry-after': retryAfter },
     body: JSON.stringify({ jsonrpc: '2.0', id: fast.id, error: error.toJSON() }),
   };
 }

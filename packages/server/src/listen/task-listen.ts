@@ -1,4 +1,4 @@
-import { isWellFormedTaskId, JsonRpcError, ownerKey, RateLimitedError, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
+import { InFlightLimitError, isWellFormedTaskId, JsonRpcError, ownerKey, RateLimitedError, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
 import { parsedBodyOf } from '../handlers/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
@@ -7,6 +7,7 @@ import { missingTasksCapability } from '../capability/missing-tasks-capability.j
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
+import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
@@ -33,6 +34,11 @@ export interface TaskListenOptions {
   readonly onerror?: (error: Error) => void;
   /** Per-owner rate limit of `tasks/*` and `subscriptions/listen`, checked before the SDK or the store sees the request. */
   readonly rateLimiter?: OwnerRateLimiter;
+  /**
+   * Per-owner cap on the same requests under way at once (a listen until its acknowledgement),
+   * checked with the rate limit; shared by every handler of one `McpTasks`.
+   */
+  readonly inFlight?: OwnerInFlightCap;
   /** Caps on open task listen streams, per owner and per node (shared by every handler of one `McpTasks`). */
   readonly streamCaps?: ListenStreamCaps;
 }
@@ -96,19 +102,43 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     const parsed = await parsedBodyOf(request, requestOptions);
     if (!parsed) return handler.fetch(request, requestOptions);
     const parsedBody = parsed.body;
-    const forward = { ...requestOptions, parsedBody };
     let owner: Promise<TaskOwner | undefined> | undefined;
     const ownerOnce = () =>
       (owner ??= options.ownerOf(requestOptions?.authInfo, request).catch((error: unknown) => {
         onerror(error instanceof Error ? error : new Error(String(error)));
         return undefined;
       }));
-    const limited = options.rateLimiter ? rateLimitedRequest(parsedBody) : undefined;
+    const limited = options.rateLimiter || options.inFlight ? rateLimitedRequest(parsedBody) : undefined;
+    let leave: ReleaseSlot = () => {};
     if (limited) {
-      const key = await ownerOnce();
-      const retryAfterMs = key ? options.rateLimiter!.take(ownerKey(key)) : 0;
+      const owner = await ownerOnce();
+      const key = owner ? ownerKey(owner) : undefined;
+      const retryAfterMs = key && options.rateLimiter ? options.rateLimiter.take(key) : 0;
       if (retryAfterMs > 0) return limitResponse(limited.id, new RateLimitedError(retryAfterMs));
+      if (key && options.inFlight) {
+        try {
+          leave = options.inFlight.enter(key);
+        } catch (error) {
+          if (error instanceof InFlightLimitError) return limitResponse(limited.id, error);
+          throw error;
+        }
+      }
     }
+    try {
+      // Until the response starts: a stream (a listen, a legacy tasks/result) is not counted once open.
+      return await route(request, requestOptions, parsedBody, ownerOnce);
+    } finally {
+      leave();
+    }
+  }
+
+  async function route(
+    request: Request,
+    requestOptions: McpHandlerRequestOptions | undefined,
+    parsedBody: unknown,
+    ownerOnce: () => Promise<TaskOwner | undefined>,
+  ): Promise<Response> {
+    const forward = { ...requestOptions, parsedBody };
     const listen = readTaskListen(parsedBody);
     if (!listen) return handler.fetch(request, forward);
 
