@@ -1,5 +1,6 @@
 import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import { parsedBodyOf } from '../handlers/parsed-body.js';
+import { withFetch } from '../handlers/with-fetch.js';
 import type { TaskListenHandler } from '../listen/task-listen.js';
 import { directRequestOf, toWebResponse, type DirectRequest, type DirectResponse } from './direct-exchange.js';
 
@@ -30,18 +31,5 @@ export function withTaskRequests(handler: TaskListenHandler, serve: DirectServe)
     }
     return handler.fetch(request, requestOptions);
   }
-  return {
-    fetch,
-    serveDirect: serve,
-    notify: handler.notify,
-    bus: handler.bus,
-    endStreams: () => handler.endStreams(),
-    close: () => handler.close(),
-    get openStreams() {
-      return handler.openStreams;
-    },
-    get following() {
-      return handler.following;
-    },
-  };
+  return Object.assign(withFetch(handler, fetch), { serveDirect: serve });
 }

@@ -2,6 +2,7 @@ import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import type { TaskListenHandler } from '../listen/task-listen.js';
 import { checkRequestBody } from './check-request-body.js';
 import { parsedBodyOf } from './parsed-body.js';
+import { withFetch } from './with-fetch.js';
 
 /**
  * `handler` behind {@link checkRequestBody}: a POST body is parsed once here (unless the host
@@ -18,17 +19,5 @@ export function withBodyChecks(handler: TaskListenHandler): TaskListenHandler {
     if (refusal) return Response.json(refusal);
     return handler.fetch(request, { ...requestOptions, parsedBody });
   }
-  return {
-    fetch,
-    notify: handler.notify,
-    bus: handler.bus,
-    endStreams: () => handler.endStreams(),
-    close: () => handler.close(),
-    get openStreams() {
-      return handler.openStreams;
-    },
-    get following() {
-      return handler.following;
-    },
-  };
+  return withFetch(handler, fetch);
 }
