@@ -1,14 +1,13 @@
 // Request spans of the 2025-11-25 tasks/* this project serves in front of the SDK: the same
 // SERVER spans, names and attributes as a 2026-07-28 client's requests get.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { defineTool, McpTasks, type McpTasksHandler } from '@mcp-tasks/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import * as z from 'zod';
 import { legacyRpc } from './legacy-client.js';
-import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
+import { closeLoopback, serveOnLoopback } from './support/loopback-http.js';
 
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -29,9 +28,7 @@ describe('2025-11-25 tasks/* request spans', { timeout: 30_000 }, () => {
   before(async () => {
     tasks = new McpTasks({ pollIntervalMs: 50, telemetry: { tracerProvider } });
     handler = tasks.handler({ name: 'spans', version: '1.0.0', tools: [quick] });
-    const serve = toNodeHandler(handler);
-    http = createServer((req, res) => void serve(req, res));
-    url = await listenOnLoopback(http);
+    ({ http, url } = await serveOnLoopback(handler));
   });
 
   after(async () => {

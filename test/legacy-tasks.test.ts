@@ -1,18 +1,16 @@
 // 2025-11-25 tasks on one in-process demo node (memory store): that revision's shapes and error
 // codes, raw and through the real 1.x client. The cluster behaviour is in cluster-legacy-tasks.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startDemoServer, taskTools, type DemoServer } from '@mcp-tasks/demo';
 import { defineTool, McpTasks, type LegacyTasksHandler } from '@mcp-tasks/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectLegacyClient, legacyRpc, postAnswer, type LegacyClient } from './legacy-client.js';
 import { rpc } from './server-raw-client.js';
 import { within } from './support/within.js';
+import { closeLoopback, serveOnLoopback } from './support/loopback-http.js';
 
 const TTL_MS = 60_000;
 const NOT_FOUND = { code: -32602, message: 'Failed to retrieve task: Task not found' };
@@ -211,17 +209,14 @@ describe('2025-11-25 tasks and the per-owner rate limit', () => {
   it('2025-11-25 tasks/* requests count against the rate limit (HTTP 429 beyond the burst)', async () => {
     const tasks = new McpTasks({ rateLimit: { requestsPerSecond: 1, burst: 3 } });
     const handler = tasks.handler({ name: 'limited', version: '1.0.0', tools: taskTools });
-    const http = createServer(toNodeHandler(handler));
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const { http, url } = await serveOnLoopback(handler);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i += 1) statuses.push((await legacyRpc(url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).status);
       assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
       assert.ok(statuses.slice(3).includes(429), JSON.stringify(statuses));
     } finally {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeLoopback(http);
       await handler.close();
       await tasks.close();
     }
@@ -232,9 +227,7 @@ describe('2025-11-25 tasks with tasks: false', () => {
   it('advertises no tasks capability, and params.task is ignored', async () => {
     const tasks = new McpTasks({ tasks: false });
     const handler = tasks.handler({ name: 'plain', version: '1.0.0', tools: taskTools });
-    const http = createServer(toNodeHandler(handler));
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const { http, url } = await serveOnLoopback(handler);
     try {
       const c = await connectLegacyClient({ route: () => url });
       assert.equal(c.getServerCapabilities()?.tasks, undefined);
@@ -243,8 +236,7 @@ describe('2025-11-25 tasks with tasks: false', () => {
       assert.match(JSON.stringify(inline.result), /Computed result after 0\.05s/);
       assert.equal((await legacyRpc(url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).error?.code, -32601);
     } finally {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeLoopback(http);
       await handler.close();
       await tasks.close();
     }
@@ -290,12 +282,11 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
       }),
     );
     const handler = tasks.listen(legacy, { serverName: 'pieces' });
-    const http = createServer(toNodeHandler(handler));
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const served = await serveOnLoopback(handler);
+    const http = served.http;
+    url = served.url;
     close = async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeLoopback(http);
       await handler.close();
       await tasks.close();
     };

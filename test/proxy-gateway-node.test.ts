@@ -9,12 +9,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import pg from 'pg';
 import { envelope, post, requestBody, requestHeaders, rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
-import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
+import { closeLoopback, serveOnLoopback } from './support/loopback-http.js';
 
 const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed', 'paced'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
@@ -125,9 +124,7 @@ before(async () => {
     },
     upstreams: [proxyUpstream({ name: 'flaky', url: upstream.url, token: 'gateway-credential', timeoutMs: 3_000 }), proxyUpstream({ name: 'absent', url: 'http://127.0.0.1:9/mcp', timeoutMs: 500 })],
   });
-  const serve = toNodeHandler(handler);
-  http = createServer((req, res) => void serve(req, res));
-  url = await listenOnLoopback(http);
+  ({ http, url } = await serveOnLoopback(handler));
 });
 
 after(async () => {

@@ -3,16 +3,15 @@
 // becomes a task of the gateway (a real PostgreSQL store) that completes or is cancelled upstream.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { rpc, waitFor } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
-import { closeLoopback, listenOnLoopback } from './support/loopback-http.js';
+import { closeLoopback, serveOnLoopback } from './support/loopback-http.js';
 
 /** Spawns the 1.x SDK upstream and resolves with its URL once it listens. */
 async function spawnV1Upstream(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
@@ -49,9 +48,7 @@ before(async () => {
   const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-2025' });
   tasks = new McpTasks({ store, node, pollIntervalMs: 100 });
   handler = tasks.handler({ name: 'gateway', version: '1.0.0', upstreams: [proxyUpstream({ name: 'v1', url: upstreamUrl, revision: '2025-11-25', timeoutMs: 5_000 })] });
-  const serve = toNodeHandler(handler);
-  http = createServer((req, res) => void serve(req, res));
-  url = await listenOnLoopback(http);
+  ({ http, url } = await serveOnLoopback(handler));
 });
 
 after(async () => {
