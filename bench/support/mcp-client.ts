@@ -48,7 +48,15 @@ function post(url: string, headers: Record<string, string>, body: string, retrie
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        // The retry takes a socket of its own: the pool may hold more sockets the server closed meanwhile.
+        agent: retried ? false : agent,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,7 +65,7 @@ function post(url: string, headers: Record<string, string>, body: string, retrie
       },
     );
     // A kept-alive socket the server closed while it was idle (its keepAliveTimeout, between two
-    // phases of a scenario) fails the next request on it at once: sent again on a new socket.
+    // phases of a scenario) fails the next request on it at once: sent again on a new connection.
     request.on('error', (error: NodeJS.ErrnoException) => {
       if (!retried && request.reusedSocket && error.code === 'ECONNRESET') post(url, headers, body, true).then(resolve, reject);
       else reject(error);
