@@ -58,12 +58,7 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
   });
 
   it('Ctrl-C while a question is open cancels the task too', async (t) => {
-    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
-    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
-    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
-    await session.keys('C-c');
-    assert.equal(await session.exitCode(15_000), 130, await session.screen());
-    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+    await ctrlCWhileAsked(await call(t, 'confirm_delete', '--arg', 'filename=report.pdf'), demo.url);
   });
 
   it('Ctrl-C after a question was answered still cancels the task (the terminal is given back)', async (t) => {
@@ -113,12 +108,7 @@ describe('mcp-tasks call on a terminal, against a 2025-11-25 server', { timeout:
   });
 
   it('Ctrl-C while the question is open sends tasks/cancel and exits 130', async (t) => {
-    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
-    const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
-    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
-    await session.keys('C-c');
-    assert.equal(await session.exitCode(15_000), 130, await session.screen());
-    assert.equal((await rpc(demo.url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
+    await ctrlCWhileAsked(await call(t, 'confirm_delete', '--arg', 'filename=report.pdf'), demo.url);
     assert.ok(front.seen.includes('tasks/cancel'));
   });
 });
@@ -135,4 +125,13 @@ async function barsUntilResult(session: TmuxSession, total: number): Promise<Set
     await new Promise((resolve) => setTimeout(resolve, 30));
   }
   return bars;
+}
+
+/** Presses Ctrl-C while `confirm_delete`'s question is open; the command exits 130 and the task reads cancelled. */
+async function ctrlCWhileAsked(session: TmuxSession, url: string): Promise<void> {
+  const shown = await session.until(/Answer\? \[a\]ccept/, 15_000);
+  const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+  await session.keys('C-c');
+  assert.equal(await session.exitCode(15_000), 130, await session.screen());
+  assert.equal((await rpc(url, 'tasks/get', { taskId })).result?.['status'], 'cancelled');
 }
