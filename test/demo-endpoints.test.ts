@@ -59,4 +59,36 @@ describe('the open endpoints of a node', { timeout: 60_000 }, () => {
     assert.equal(await statusWithHost(port, '/healthz', 'mcp.example.com'), 200);
     assert.equal(await statusWithHost(port, '/healthz', '[::1]:3000'), 200);
   });
+
+  it('a body over the 4 MiB limit gets 413 and the connection closes, unread', async () => {
+    const port = Number(new URL(node.base).port);
+    const size = 5 * 1024 * 1024;
+    const reply = await within(
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`);
+          // The whole body, in chunks: the node answers once it has seen more than its limit.
+          const chunk = Buffer.alloc(64 * 1024, 0x20);
+          let sent = 0;
+          const more = () => {
+            while (sent < size && !socket.destroyed) {
+              sent += chunk.length;
+              if (!socket.write(chunk)) return void socket.once('drain', more);
+            }
+          };
+          more();
+        });
+        let text = '';
+        socket.setEncoding('utf8').on('data', (data: string) => (text += data));
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => resolve(text));
+        setTimeout(() => reject(new Error('the connection stayed open')), 8_000).unref();
+      }),
+      10_000,
+      'the 413 and the close',
+    );
+    assert.match(reply, /^HTTP\/1\.1 413 /);
+    assert.match(reply, /connection: close/i);
+    assert.match(reply, /larger than 4194304 bytes/);
+  });
 });

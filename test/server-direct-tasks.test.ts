@@ -410,6 +410,26 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     }
   });
 
+  it('the direct path builds no WHATWG Request for a read when the owner needs none', async () => {
+    const taskId = await createTask(ALICE);
+    for (const auth of [ALICE, undefined]) {
+      const { request, body } = build({ method: 'tasks/get', params: { taskId }, auth });
+      let built = 0;
+      const served = await direct.serveDirect({
+        method: 'POST',
+        header: (name) => request.headers.get(name) ?? undefined,
+        body,
+        authInfo: auth,
+        toRequest: () => {
+          built += 1;
+          return request;
+        },
+      });
+      assert.ok(served, 'the direct path takes the read');
+      assert.equal(built, 0, `a ${auth ? 'token' : 'host-scope'} owner is resolved without the Request`);
+    }
+  });
+
   it('a rate-limited owner gets the same 429 from both paths', async () => {
     const limited = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
     const limitedSdk = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });

@@ -16,6 +16,7 @@ import type {
   TaskEvents,
   TaskOutcome,
   TaskRecord,
+  TaskSnapshot,
   TaskOwner,
   TaskRef,
   TaskStore,
@@ -66,6 +67,11 @@ export class FlakyTaskStore implements TaskStore {
   get(ref: TaskRef): Promise<TaskRecord | undefined> {
     return this.#call('get', () => this.inner.get(ref));
   }
+  /** A reader's read fails with `get`: both are the task's one read. */
+  read(ref: TaskRef): Promise<TaskSnapshot | undefined> {
+    return this.#call('get', () => this.inner.read(ref));
+  }
+
   list(owner: TaskOwner, options?: ListTasksOptions): Promise<TaskPage> {
     return this.inner.list(owner, options);
   }

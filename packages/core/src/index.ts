@@ -26,7 +26,7 @@ export {
 } from './task/task-status.js';
 export { assertTaskOwner, ownerKey, type TaskOwner } from './task/task-owner.js';
 export { newTaskId, isWellFormedTaskId, TASK_ID_BYTES } from './task/task-id.js';
-export { DEFAULT_MAX_ATTEMPTS, outstandingInputs, type NewTask, type TaskInput, type TaskRecord } from './task/task-record.js';
+export { DEFAULT_MAX_ATTEMPTS, outstandingInputs, type NewTask, type TaskInput, type TaskRecord, type TaskSnapshot } from './task/task-record.js';
 export { toDetailedTask, toTaskView, type DetailedTask, type TaskView } from './task/detailed-task.js';
 
 export type { InputMethod, InputRequest, InputRequests, InputResponse, InputResponses } from './input/input-request.js';

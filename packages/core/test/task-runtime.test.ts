@@ -217,6 +217,7 @@ describe('progress and cancellation', () => {
       create: (task, options) => store.create(task, options),
       list: (owner, options) => store.list(owner, options),
       get: (ref) => store.get(ref),
+      read: (ref) => store.read(ref),
       setStatusMessage: (ref, message, claim) => store.setStatusMessage(ref, message, claim),
       requestInput: (ref, key, request, claim) => store.requestInput(ref, key, request, claim),
       readInput: (ref, key) => store.readInput(ref, key),

@@ -16,6 +16,7 @@ import type {
   TaskOwner,
   TaskPage,
   TaskRecord,
+  TaskSnapshot,
   TaskRef,
   TaskStore,
 } from '@mcp-tasks/core';
@@ -54,6 +55,7 @@ import { finishTask } from './sql/finish-task.js';
 import { followTask } from './sql/follow-task.js';
 import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
+import { readTask } from './sql/read-task.js';
 import { listTasks } from './sql/list-tasks.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -166,6 +168,11 @@ export class PostgresTaskStore implements TaskStore {
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {
     validateRef(ref);
     return refuseUnstorableValue(() => getTask(this.#sql, ref));
+  }
+
+  async read(ref: TaskRef): Promise<TaskSnapshot | undefined> {
+    validateRef(ref);
+    return refuseUnstorableValue(() => readTask(this.#sql, ref));
   }
 
   async list(owner: TaskOwner, options: ListTasksOptions = {}): Promise<TaskPage> {

@@ -15,7 +15,7 @@ import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
-import { DEFAULT_MAX_ATTEMPTS, type TaskRecord } from '../task/task-record.js';
+import { DEFAULT_MAX_ATTEMPTS, type TaskRecord, type TaskSnapshot } from '../task/task-record.js';
 import { logSafe } from '../log/log-safe.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
@@ -363,7 +363,14 @@ export class TaskRuntime {
 
   /** The task as `tasks/get` shows it. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */
   async get(ref: TaskRef): Promise<DetailedTask> {
-    return toDetailedTask(await this.find(ref));
+    return toDetailedTask(await this.read(ref));
+  }
+
+  /** What a reader sees of the stored task. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */
+  async read(ref: TaskRef): Promise<TaskSnapshot> {
+    const snapshot = await this.store.read(ref);
+    if (!snapshot) throw new TaskNotFoundError();
+    return snapshot;
   }
 
   /** The stored task. Throws {@link TaskNotFoundError} for unknown, expired or foreign ids. */

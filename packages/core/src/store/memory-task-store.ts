@@ -3,7 +3,7 @@ import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
 import { assertTaskOwner, ownerKey, type TaskOwner } from '../task/task-owner.js';
 import type { JsonValue } from '../json/json-value.js';
-import { DEFAULT_MAX_ATTEMPTS, type NewTask, type TaskInput, type TaskRecord } from '../task/task-record.js';
+import { DEFAULT_MAX_ATTEMPTS, type NewTask, type TaskInput, type TaskRecord, type TaskSnapshot } from '../task/task-record.js';
 import { isTerminal } from '../task/task-status.js';
 import { decideAnswer } from '../machine/decide-answer.js';
 import { decideAsk } from '../machine/decide-ask.js';
@@ -127,6 +127,11 @@ export class MemoryTaskStore implements TaskStore {
     validateRef(ref);
     const record = this.#find(ref);
     return record && snapshot(record);
+  }
+
+  /** In memory the whole record costs no more to copy than its reader's part. */
+  async read(ref: TaskRef): Promise<TaskSnapshot | undefined> {
+    return this.get(ref);
   }
 
   async list(owner: TaskOwner, options: ListTasksOptions = {}): Promise<TaskPage> {

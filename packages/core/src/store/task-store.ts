@@ -2,7 +2,7 @@ import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject, JsonValue } from '../json/json-value.js';
 import type { TaskOwner } from '../task/task-owner.js';
-import type { NewTask, TaskRecord } from '../task/task-record.js';
+import type { NewTask, TaskRecord, TaskSnapshot } from '../task/task-record.js';
 import type { TaskStatus } from '../task/task-status.js';
 import type { RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
@@ -111,6 +111,12 @@ export interface TaskStore {
 
   /** The task, or `undefined` when it is unknown, expired or another owner's. */
   get(ref: TaskRef): Promise<TaskRecord | undefined>;
+
+  /**
+   * What a reader sees of the task ({@link TaskSnapshot}): found exactly when `get` finds it,
+   * with the same values. The read of every `tasks/get`, so a store reads no more than that.
+   */
+  read(ref: TaskRef): Promise<TaskSnapshot | undefined>;
 
   /**
    * One page of `owner`'s tasks, newest first (ties broken by id); expired tasks are absent.

@@ -1,7 +1,7 @@
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { InputRequests } from '../input/input-request.js';
 import type { JsonObject } from '../json/json-value.js';
-import { outstandingInputs, type TaskRecord } from './task-record.js';
+import { outstandingInputs, type TaskSnapshot } from './task-record.js';
 import type { TaskStatus } from './task-status.js';
 
 /** The extension's `Task`: what a CreateTaskResult carries. */
@@ -28,7 +28,7 @@ export type DetailedTask =
   | (TaskView & { status: 'cancelled' });
 
 /** The `Task` fields of a record, without status payloads. */
-export function toTaskView(record: TaskRecord): TaskView {
+export function toTaskView(record: TaskSnapshot): TaskView {
   const view: TaskView = {
     taskId: record.taskId,
     status: record.status,
@@ -45,7 +45,7 @@ export function toTaskView(record: TaskRecord): TaskView {
  * The `DetailedTask` of a record. A completed task's result carries `resultType: "complete"`,
  * since it is the standard result of the request the task stands for.
  */
-export function toDetailedTask(record: TaskRecord): DetailedTask {
+export function toDetailedTask(record: TaskSnapshot): DetailedTask {
   const view = toTaskView(record);
   switch (record.status) {
     case 'input_required':

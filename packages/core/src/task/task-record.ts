@@ -51,6 +51,17 @@ export interface TaskRecord {
   readonly clientCapabilities: ClientCapabilities | null;
 }
 
+/**
+ * What a reader of a task sees (`tasks/get`, the scope check): the fields of a `DetailedTask`
+ * and the scopes. A store may read only these, so polling never pays for the owner, the tool's
+ * arguments or the capabilities; while a task is not `input_required` its `inputs` may be empty,
+ * since only the outstanding ones are ever shown.
+ */
+export type TaskSnapshot = Pick<
+  TaskRecord,
+  'taskId' | 'status' | 'statusMessage' | 'createdAt' | 'lastUpdatedAt' | 'ttlMs' | 'pollIntervalMs' | 'inputs' | 'result' | 'error' | 'scopes'
+>;
+
 /** What a caller gives a store to create a task. */
 export interface NewTask {
   readonly taskId: string;

@@ -8,7 +8,7 @@ import type { TaskEvents } from '../store/task-events.js';
 import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
 import { newTaskId } from '../task/task-id.js';
 import type { TaskOwner } from '../task/task-owner.js';
-import type { NewTask } from '../task/task-record.js';
+import type { NewTask, TaskRecord } from '../task/task-record.js';
 import { TASK_LIMITS } from '../store/task-limits.js';
 
 /** A store under test and how to release it. */
@@ -109,6 +109,54 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         const read = await store.get(ref);
         (read as { status: string }).status = 'completed';
         assert.equal((await store.get(ref))?.status, 'working');
+      });
+    });
+
+    describe("a reader's read", () => {
+      /** The snapshot of a record: what `read` must give for the same task. */
+      const snapshotOf = (record: TaskRecord, withInputs: boolean) => ({
+        taskId: record.taskId,
+        scopes: [...record.scopes],
+        status: record.status,
+        statusMessage: record.statusMessage,
+        createdAt: record.createdAt,
+        lastUpdatedAt: record.lastUpdatedAt,
+        ttlMs: record.ttlMs,
+        pollIntervalMs: record.pollIntervalMs,
+        inputs: withInputs ? record.inputs : {},
+        result: record.result,
+        error: record.error,
+      });
+      const sameSnapshot = async (ref: TaskRef) => {
+        const [record, snapshot] = [await store.get(ref), await store.read(ref)];
+        assert.ok(record && snapshot, 'read finds the task get finds');
+        const withInputs = record.status === 'input_required';
+        const actual = { ...snapshotOf(snapshot as TaskRecord, true), inputs: withInputs ? snapshot.inputs : {} };
+        assert.deepEqual(actual, snapshotOf(record, withInputs));
+      };
+
+      test('read gives what get gives of a working, waiting, answered and finished task', async () => {
+        const ref = await created({ statusMessage: 'starting' });
+        await sameSnapshot(ref);
+        await store.requestInput(ref, 'second', ELICIT);
+        await store.requestInput(ref, 'first', { ...ELICIT, params: { ...ELICIT.params, message: 'First?' } });
+        await sameSnapshot(ref);
+        assert.deepEqual(Object.keys((await store.read(ref))!.inputs), ['second', 'first'], 'inputs in the order they were asked');
+        await store.answerInput(ref, { second: { action: 'accept', content: { name: 'x' } } });
+        await sameSnapshot(ref);
+        await store.finish(ref, DONE);
+        await sameSnapshot(ref);
+        assert.deepEqual((await store.read(ref))?.result, RESULT);
+      });
+
+      test('read finds nothing of an unknown, foreign or expired task', async () => {
+        const ref = await created({ ttlMs: 1 });
+        const other = await created();
+        assert.equal(await store.read({ taskId: newTaskId(), owner: newOwner() }), undefined);
+        assert.equal(await store.read({ taskId: other.taskId, owner: newOwner() }), undefined, "another owner's task");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(await store.read(ref), undefined, 'an expired task');
+        assert.equal(await store.get(ref), undefined);
       });
     });
 

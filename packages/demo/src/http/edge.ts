@@ -90,7 +90,11 @@ export function createEdge(options: EdgeOptions): RequestListener {
     let parsedBody: unknown;
     if (req.method === 'POST') {
       body = await readBody(req, maxBodyBytes);
-      if (body === undefined) return jsonRpcError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes`);
+      if (body === undefined) {
+        // The rest of the body is never read: the connection closes after the answer.
+        res.setHeader('connection', 'close');
+        return jsonRpcError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes`);
+      }
       try {
         parsedBody = JSON.parse(body);
       } catch (error) {

@@ -4,12 +4,7 @@ import type { TaskRow } from './tasks-table.js';
 
 /** Turns a row into the record the store returns: a fresh object, inputs in the order they were asked. */
 export function toTaskRecord(row: TaskRow): TaskRecord {
-  const storedInputs = (row.inputs ?? {}) as Record<string, TaskInput>;
-  const inputs: Record<string, TaskInput> = {};
-  for (const key of row.input_keys) {
-    const input = storedInputs[key];
-    if (input) inputs[key] = input;
-  }
+  const inputs = orderedInputs(row.inputs, row.input_keys);
   return {
     taskId: row.id,
     owner: { subject: row.owner_subject, server: row.owner_server, clientId: row.owner_client_id, resource: row.owner_resource },
@@ -33,6 +28,17 @@ export function toTaskRecord(row: TaskRow): TaskRecord {
     args: (row.args ?? null) as JsonValue | null,
     clientCapabilities: (row.client_capabilities ?? null) as ClientCapabilities | null,
   };
+}
+
+/** The stored inputs in the order they were asked (jsonb keeps no order of its own). */
+export function orderedInputs(stored: unknown, keys: readonly string[]): Record<string, TaskInput> {
+  const byKey = (stored ?? {}) as Record<string, TaskInput>;
+  const inputs: Record<string, TaskInput> = {};
+  for (const key of keys) {
+    const input = byKey[key];
+    if (input) inputs[key] = input;
+  }
+  return inputs;
 }
 
 export function toTaskStatus(status: string): TaskStatus {

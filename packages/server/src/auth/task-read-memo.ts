@@ -1,4 +1,4 @@
-import { ownerKey, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
+import { ownerKey, type TaskSnapshot, type TaskRef } from '@mcp-tasks/core';
 
 /**
  * The task the scope challenge read for one request, handed to that request's handler so an
@@ -6,14 +6,14 @@ import { ownerKey, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
  * request with `createMcpHandler`); a value is taken once, and only for the same owner.
  */
 export class TaskReadMemo {
-  readonly #reads = new Map<string, TaskRecord | null>();
+  readonly #reads = new Map<string, TaskSnapshot | null>();
 
-  remember(ref: TaskRef, record: TaskRecord | undefined): void {
+  remember(ref: TaskRef, record: TaskSnapshot | undefined): void {
     this.#reads.set(keyOf(ref), record ?? null);
   }
 
   /** What the challenge read for `ref` (`null`: nothing found), or `undefined` when it did not read. */
-  take(ref: TaskRef): TaskRecord | null | undefined {
+  take(ref: TaskRef): TaskSnapshot | null | undefined {
     const key = keyOf(ref);
     const read = this.#reads.get(key);
     this.#reads.delete(key);

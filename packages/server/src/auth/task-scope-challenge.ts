@@ -9,7 +9,7 @@ export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/up
 
 /** What {@link taskScopeChallenge} needs. */
 export interface TaskScopeChallengeDeps {
-  readonly store: Pick<TaskStore, 'get'>;
+  readonly store: Pick<TaskStore, 'read'>;
   /** The owner of a caller with this token, as the handlers resolve it. */
   ownerFor(authInfo: AuthInfo): Promise<TaskOwner>;
   /** Where the task read here is left for the request's handler, which then does not read it again. */
@@ -34,7 +34,7 @@ export function taskScopeChallenge(deps: TaskScopeChallengeDeps): ScopeChallenge
     const taskId = params?.taskId;
     if (typeof taskId !== 'string' || !isWellFormedTaskId(taskId)) return undefined;
     const ref = { taskId, owner: await deps.ownerFor(authInfo) };
-    const task = await deps.store.get(ref);
+    const task = await deps.store.read(ref);
     if (task && missingScopes(task.scopes, authInfo).length > 0) {
       return {
         scopes: task.scopes as [string, ...string[]],

@@ -84,7 +84,7 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
       if (authInfo !== undefined && declaresTasksExtension({ mcpReq: { envelope: fast.envelope } })) {
         // The scope challenge the SDK runs before dispatch (taskScopeChallenge), with its read left for the handler.
         try {
-          const task = await runtime.store.get(ref);
+          const task = await runtime.store.read(ref);
           if (task && missingScopes(task.scopes, authInfo).length > 0) return await fromWebResponse(insufficientScopeResponse(task.scopes, authInfo));
           memo.remember(ref, task);
         } catch (error) {

@@ -1,4 +1,4 @@
-import { TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import { TaskNotFoundError, type TaskOwner, type TaskRef, type TaskSnapshot, type TaskRuntime } from '@mcp-tasks/core';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { TaskReadMemo } from '../auth/task-read-memo.js';
 import { assertScopes } from '../auth/task-scopes.js';
@@ -19,13 +19,13 @@ export interface HandlerDeps {
  * and the lookup is left to the runtime call that follows (`record` is then undefined). What the
  * request's scope challenge read is used, not read again.
  */
-export async function authorizedRef(deps: HandlerDeps, taskId: string, ctx: ServerContext): Promise<{ ref: TaskRef; record?: TaskRecord }> {
+export async function authorizedRef(deps: HandlerDeps, taskId: string, ctx: ServerContext): Promise<{ ref: TaskRef; record?: TaskSnapshot }> {
   const ref: TaskRef = { taskId, owner: await deps.ownerOf(ctx) };
   const authInfo = ctx.http?.authInfo;
   if (authInfo === undefined) return { ref };
   const read = deps.memo?.take(ref);
   if (read === null) throw new TaskNotFoundError();
-  const record = read ?? (await deps.runtime.find(ref));
+  const record = read ?? (await deps.runtime.read(ref));
   assertScopes(record.scopes, authInfo);
   return { ref, record };
 }

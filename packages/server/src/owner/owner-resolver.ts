@@ -36,11 +36,14 @@ export const DEFAULT_HOST_SCOPE = 'host';
  */
 export function defaultOwnerResolver(options: DefaultOwnerOptions = {}): OwnerResolver {
   const hostScope = options.hostScope ?? DEFAULT_HOST_SCOPE;
-  const scopeOf = typeof hostScope === 'function' ? hostScope : () => hostScope;
-  return ({ authInfo, request, serverName }) => {
+  // `request` is read only by a host-scope function: a host that builds it on demand (the direct
+  // path) then builds no WHATWG Request for the requests a constant scope serves.
+  const scopeOf = typeof hostScope === 'function' ? (owner: OwnerRequest) => hostScope(owner.request) : () => hostScope;
+  return (owner) => {
+    const { authInfo, serverName } = owner;
     const sub = authInfo?.extra?.['sub'];
     return {
-      subject: typeof sub === 'string' && sub !== '' ? sub : scopeOf(request),
+      subject: typeof sub === 'string' && sub !== '' ? sub : scopeOf(owner),
       server: serverName,
       clientId: authInfo?.clientId ?? '',
       resource: authInfo?.resource === undefined ? '' : String(authInfo.resource),
