@@ -211,6 +211,17 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       { name: 'malformed task id', ask: { method: 'tasks/get', params: { taskId: 'not a task id' }, auth: ALICE }, direct: false },
       { name: 'taskId a number', ask: { method: 'tasks/get', params: { taskId: 5 }, auth: ALICE }, direct: false },
       { name: 'a notification', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: ({ id: _id, ...rest }) => rest }, direct: false },
+      // After the good shape above was classified: each differs from it where the SDK's verdict can change.
+      { name: 'a fractional id', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, id: 7.5 }, direct: false },
+      { name: 'an id past the safe integers', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, id: 2 ** 60 }, direct: false },
+      { name: 'an extra top-level key', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: (b) => ({ ...b, extra: true }) }, direct: false },
+      { name: 'jsonrpc 1.0', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: (b) => ({ ...b, jsonrpc: '1.0' }) }, direct: false },
+      {
+        name: 'a clientInfo without its version',
+        ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, body: (b) => ({ ...b, params: { ...b.params, _meta: { ...b.params._meta, 'io.modelcontextprotocol/clientInfo': { name: 'x' } } } }) },
+        direct: false,
+      },
+      { name: 'good again, another id', ask: { method: 'tasks/get', params: { taskId }, auth: ALICE, id: 8 }, direct: true },
     ];
     for (const { name, ask, direct: expected } of cases) {
       assert.equal(await takenDirectly(direct, ask), expected, `${name}: the direct path ${expected ? 'takes' : 'leaves'} it`);

@@ -58,8 +58,7 @@ export function readModernRequest(request: DirectRequest, nameOf: NameOf): Moder
   if (protocolVersionHeader === undefined || mcpMethodHeader === undefined || mcpNameHeader === undefined) return undefined;
   // A Base64 sentinel or any other spelling is the SDK's to decode or refuse.
   if (stripOws(mcpNameHeader) !== name) return undefined;
-  const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== FAST_PROTOCOL_VERSION) return undefined;
+  if (!classifiesAsFastRevision(protocolVersionHeader, mcpMethodHeader, mcpNameHeader, message)) return undefined;
   if (stripOws(protocolVersionHeader) !== FAST_PROTOCOL_VERSION) return undefined;
 
   const rawMeta = params['_meta'];
@@ -84,6 +83,37 @@ export function readModernRequest(request: DirectRequest, nameOf: NameOf): Moder
     meta: Object.keys(meta).length > 0 ? meta : undefined,
     envelope,
   };
+}
+
+/** The top-level keys of a JSON-RPC request; a body with any other key is always classified afresh. */
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+const MAX_REMEMBERED_SHAPES = 256;
+/** Whether the SDK classified a request of this shape as a 2026-07-28 request, by shape. */
+const classifiedShapes = new Map<string, boolean>();
+
+/**
+ * The SDK's classifier ({@link classifyInboundRequest}) says the request is a 2026-07-28 request.
+ * Its verdict depends on the two headers, the body's keys, `jsonrpc`, the kind of `id`, `method`
+ * and `params._meta`, never on the other params or the id's value: so it is asked once per shape
+ * (a poll repeats the same one) and its answer remembered, at most for a few hundred shapes.
+ */
+function classifiesAsFastRevision(protocolVersionHeader: string, mcpMethodHeader: string, mcpNameHeader: string, body: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }): boolean {
+  const classify = () => {
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
+    return route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === FAST_PROTOCOL_VERSION;
+  };
+  const keys = Object.keys(body);
+  if (!keys.every((key) => REQUEST_KEYS.has(key))) return classify();
+  const id = body.id;
+  const idKind = typeof id === 'number' ? (Number.isSafeInteger(id) ? 'safe' : Number.isInteger(id) ? 'integer' : 'fraction') : typeof id;
+  const meta = (body.params as Record<string, unknown>)['_meta'];
+  const shape = JSON.stringify([protocolVersionHeader, mcpMethodHeader, keys, body.jsonrpc, idKind, body.method, meta]);
+  const known = classifiedShapes.get(shape);
+  if (known !== undefined) return known;
+  const verdict = classify();
+  if (classifiedShapes.size >= MAX_REMEMBERED_SHAPES) classifiedShapes.clear();
+  classifiedShapes.set(shape, verdict);
+  return verdict;
 }
 
 /** RFC 9110 optional whitespace (SP, HTAB) trimmed, as the SDK compares header values. */
