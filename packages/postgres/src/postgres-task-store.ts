@@ -56,6 +56,8 @@ import { followTask } from './sql/follow-task.js';
 import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
 import { readTask } from './sql/read-task.js';
+import { readTaskBatch } from './sql/read-task-batch.js';
+import { ReadBatcher } from './reads/read-batcher.js';
 import { listTasks } from './sql/list-tasks.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -121,6 +123,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #ownsPool: boolean;
   readonly #db: Kysely<TasksDatabase>;
   readonly #sql: SqlContext;
+  readonly #reads: ReadBatcher;
   #closed: Promise<void> | undefined;
 
   /** Opens a store; applies migrations first unless `migrate: false`. */
@@ -156,6 +159,7 @@ export class PostgresTaskStore implements TaskStore {
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
+    this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
   }
 
@@ -172,7 +176,9 @@ export class PostgresTaskStore implements TaskStore {
 
   async read(ref: TaskRef): Promise<TaskSnapshot | undefined> {
     validateRef(ref);
-    return refuseUnstorableValue(() => readTask(this.#sql, ref));
+    // Joined with the reads of the same turn: the refs are checked and the owner key is JSON
+    // (a NUL in a name is escaped), so no ref can fail the statement for the others.
+    return this.#reads.read(ref);
   }
 
   async list(owner: TaskOwner, options: ListTasksOptions = {}): Promise<TaskPage> {
