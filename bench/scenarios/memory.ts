@@ -3,6 +3,7 @@
 // taken after forced GCs, before the tasks start and once all of them are input_required.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { migrate } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
 
@@ -56,6 +57,8 @@ export async function runMemory(context: BenchContext): Promise<ScenarioResult> 
   const idlePolls: number[] = [];
   const notes: string[] = [];
   try {
+    // The scenario may run alone (`--only 7`), before any other scenario made the schema.
+    await migrate(admin, 'mcp_tasks');
     for (let run = 0; run < context.runs; run += 1) {
       await admin.query('TRUNCATE mcp_tasks.tasks CASCADE');
       const report = await runChild(context, tasks);
