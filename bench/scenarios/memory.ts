@@ -86,7 +86,8 @@ export async function runMemory(context: BenchContext): Promise<ScenarioResult> 
     method:
       `A child process (\`bench/scenarios/memory-child.ts\`, \`--expose-gc\`, the packages from their build) with a \`TaskRuntime\` (\`maxPerPrincipal: Infinity\`, 100 owners) on a ` +
       `\`PostgresTaskStore\` starts ${tasks.toLocaleString('en-US')} tasks, each blocked in \`ctx.elicit\`, and waits until all are \`input_required\` in the table. ` +
-      `Memory is read after three forced GCs, before the tasks (after a warm-up of 50 tasks) and with all of them waiting. ` +
+      `Memory is read after three forced GCs, before the tasks (after a warm-up of 50 tasks) and with all of them waiting; ` +
+      `the harness's own list of the tasks shares the owners it started them with, so the delta is what the node holds. ` +
       `The backstop poll is one \`controlStates\` read of every waiting task, which the runtime repeats every \`pollIntervalMs\` (1 s) until the ` +
       `node's LISTEN connection has proved itself, then at a gap that doubles after each poll up to 32 intervals. The idle CPU is the child's ` +
       `\`process.cpuUsage()\` over a window (${context.quick ? 2 : 20} s) after all tasks wait, with nothing else happening.`,
