@@ -49,8 +49,10 @@ await Promise.all(
   Array.from({ length: 16 }, async () => {
     while (next < count) {
       next += 1;
-      const record = await runtime.start({ owner: owners[next % owners.length]!, tool: 'memory', args: {}, execute });
-      refs.push({ taskId: record.taskId, owner: record.owner });
+      const owner = owners[next % owners.length]!;
+      const record = await runtime.start({ owner, tool: 'memory', args: {}, execute });
+      // The harness's own list (for the poll below) shares the owners: the delta is the runtime's.
+      refs.push({ taskId: record.taskId, owner });
     }
   }),
 );

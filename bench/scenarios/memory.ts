@@ -3,6 +3,7 @@
 // taken after forced GCs, before the tasks start and once all of them are input_required.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { migrate } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
 
@@ -56,6 +57,8 @@ export async function runMemory(context: BenchContext): Promise<ScenarioResult> 
   const idlePolls: number[] = [];
   const notes: string[] = [];
   try {
+    // The scenario may run alone (`--only 7`), before any other scenario made the schema.
+    await migrate(admin, 'mcp_tasks');
     for (let run = 0; run < context.runs; run += 1) {
       await admin.query('TRUNCATE mcp_tasks.tasks CASCADE');
       const report = await runChild(context, tasks);
@@ -83,7 +86,8 @@ export async function runMemory(context: BenchContext): Promise<ScenarioResult> 
     method:
       `A child process (\`bench/scenarios/memory-child.ts\`, \`--expose-gc\`, the packages from their build) with a \`TaskRuntime\` (\`maxPerPrincipal: Infinity\`, 100 owners) on a ` +
       `\`PostgresTaskStore\` starts ${tasks.toLocaleString('en-US')} tasks, each blocked in \`ctx.elicit\`, and waits until all are \`input_required\` in the table. ` +
-      `Memory is read after three forced GCs, before the tasks (after a warm-up of 50 tasks) and with all of them waiting. ` +
+      `Memory is read after three forced GCs, before the tasks (after a warm-up of 50 tasks) and with all of them waiting; ` +
+      `the harness's own list of the tasks shares the owners it started them with, so the delta is what the node holds. ` +
       `The backstop poll is one \`controlStates\` read of every waiting task, which the runtime repeats every \`pollIntervalMs\` (1 s) until the ` +
       `node's LISTEN connection has proved itself, then at a gap that doubles after each poll up to 32 intervals. The idle CPU is the child's ` +
       `\`process.cpuUsage()\` over a window (${context.quick ? 2 : 20} s) after all tasks wait, with nothing else happening.`,

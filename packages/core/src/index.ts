@@ -89,6 +89,7 @@ export { MemoryTaskStore, type MemoryTaskStoreOptions } from './store/memory-tas
 
 export { QUEUED_STATUS_MESSAGE, TaskRuntime, type TaskErrorContext, type TaskExecute, type TaskExecutor, type TaskRunRequest, type TaskRuntimeOptions } from './runtime/task-runtime.js';
 export { MAX_BACKSTOP_STRETCH } from './runtime/control-poller.js';
+export { extendTaskContext } from './runtime/run-context.js';
 export { toolErrorResult } from './runtime/tool-error-result.js';
 export { CARRIED_CAPABILITY, fromStoredCapabilities, toStoredCapabilities, type StoredRunInput } from './runtime/stored-capabilities.js';
 export { RuntimeDrainingError } from './runtime/runtime-draining-error.js';

@@ -2,21 +2,29 @@ import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import type { RunClaim } from '../machine/task-state.js';
 import type { TaskRef } from '../store/task-store.js';
 import type { TaskLabels } from '../telemetry/task-telemetry.js';
+import type { CancelHintCheck } from './cancel-hint-check.js';
+
+const NO_KEYS: readonly string[] = [];
 
 /**
- * One run this node is executing: its abort controller, the input keys it waits on, and a pulse
+ * One run this node is executing: whether it was aborted, the input keys it waits on, and a pulse
  * that waiters sleep on until a signal, a poll tick or the abort wakes them.
+ *
+ * A node may hold many thousand runs that wait for input, so a run keeps little: its
+ * `AbortController` (an EventTarget, the largest thing a run would hold) is made only when the
+ * tool reads its signal, and its cancel-hint check only when a hint comes.
  */
 export class ActiveRun {
-  readonly controller = new AbortController();
-  /** Input keys the run is waiting on right now. */
-  readonly waitingKeys = new Set<string>();
+  #controller: AbortController | undefined;
+  /** The abort's reason once the run was aborted. */
+  #reason: TaskCancelledError | undefined;
+  /** Input keys the run is waiting on right now, replaced on change (rarely more than one). */
+  #waitingKeys: readonly string[] = NO_KEYS;
   #pulse: Promise<void>;
   #parked = false;
   #beat: () => void = () => {};
-
-  /** What names the run in telemetry. */
-  readonly labels: TaskLabels;
+  /** Checks cancel hints against the row; made by the runtime at the first hint. */
+  hints: CancelHintCheck | undefined;
 
   constructor(
     readonly ref: TaskRef,
@@ -27,16 +35,46 @@ export class ActiveRun {
     readonly resumable: boolean,
   ) {
     this.#pulse = this.#nextPulse();
-    this.labels = { taskId: ref.taskId, tool, server: ref.owner.server };
   }
 
+  /** What names the run in telemetry. */
+  get labels(): TaskLabels {
+    return { taskId: this.ref.taskId, tool: this.tool, server: this.ref.owner.server };
+  }
+
+  /** The tool's signal: aborted with a `TaskCancelledError` when the run ends (also if it ended before it was read). */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the run was aborted (what `signal.aborted` says, without making the signal). */
+  get aborted(): boolean {
+    return this.#reason !== undefined;
   }
 
   /** Whether the run gave its task back while waiting for input; its end writes nothing. */
   get parked(): boolean {
     return this.#parked;
+  }
+
+  /** Input keys the run is waiting on right now. */
+  get waitingKeys(): readonly string[] {
+    return this.#waitingKeys;
+  }
+
+  /** The run waits on `key` (until {@link stopWaiting}). */
+  startWaiting(key: string): void {
+    // concat: an array of exactly the keys (a spread would reserve room to grow).
+    if (!this.#waitingKeys.includes(key)) this.#waitingKeys = this.#waitingKeys.concat(key);
+  }
+
+  stopWaiting(key: string): void {
+    const rest = this.#waitingKeys.filter((waiting) => waiting !== key);
+    this.#waitingKeys = rest.length === 0 ? NO_KEYS : rest;
   }
 
   /** The task was parked (see `TaskStore.park`): the run ends without an outcome, a later claim runs it again. */
@@ -47,8 +85,9 @@ export class ActiveRun {
 
   /** Ends the run: the tool's signal fires and every waiter wakes to find it cancelled. */
   abort(): void {
-    if (this.signal.aborted) return;
-    this.controller.abort(new TaskCancelledError());
+    if (this.#reason) return;
+    this.#reason = new TaskCancelledError();
+    this.#controller?.abort(this.#reason);
     this.wake();
   }
 

@@ -99,7 +99,7 @@ export class ControlPoller {
         // Superseded: another attempt holds the task now (this node was reaped while it stalled).
         if (!state || isTerminal(state.status) || !claimHolds(state, run.claim)) {
           run.abort();
-        } else if ([...run.waitingKeys].some((key) => !state.outstandingKeys.includes(key))) {
+        } else if (run.waitingKeys.some((key) => !state.outstandingKeys.includes(key))) {
           run.wake();
         }
       }

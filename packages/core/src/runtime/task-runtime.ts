@@ -10,7 +10,7 @@ import type { ClientCapabilities } from '../input/client-capabilities.js';
 import type { InputRequest, InputResponse, InputResponses } from '../input/input-request.js';
 import type { JsonObject, JsonValue } from '../json/json-value.js';
 import type { FollowedTask, TaskEvents, TaskNode } from '../store/task-events.js';
-import type { InputAsk, TaskOutcome, TaskRef, TaskStore, Unsubscribe } from '../store/task-store.js';
+import type { InputAsk, TaskOutcome, TaskRef, TaskSignal, TaskStore, Unsubscribe } from '../store/task-store.js';
 import { toDetailedTask, type DetailedTask } from '../task/detailed-task.js';
 import { newTaskId } from '../task/task-id.js';
 import { isTerminal } from '../task/task-status.js';
@@ -19,12 +19,13 @@ import { DEFAULT_MAX_ATTEMPTS, type TaskRecord, type TaskSnapshot } from '../tas
 import { logSafe } from '../log/log-safe.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
-import { claimHolds, stateOf } from '../machine/task-state.js';
+import { claimHolds, stateOf, type RunClaim } from '../machine/task-state.js';
 import { isClaimable } from '../machine/decide-park.js';
 import { ControlPoller } from './control-poller.js';
 import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
-import type { ElicitResult, RootsResult, SampleResult, TaskContext } from './task-context.js';
+import { RunContext, type RunContextHost } from './run-context.js';
+import type { TaskContext } from './task-context.js';
 import { toolErrorResult } from './tool-error-result.js';
 import { fromStoredCapabilities, toStoredCapabilities } from './stored-capabilities.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
@@ -155,6 +156,7 @@ export class TaskRuntime {
   /** Slots taken by tasks being committed to run here, so concurrent starts cannot overshoot. */
   #reserved = 0;
   #draining = false;
+  #lastClaim: RunClaim | undefined;
 
   constructor(options: TaskRuntimeOptions) {
     this.store = options.store;
@@ -274,7 +276,9 @@ export class TaskRuntime {
   /** Registers and starts the run of a task this node holds. */
   #launch<Args>(record: TaskRecord, request: TaskRunRequest<Args>, parent: Context): void {
     const { taskId } = record;
-    const run = new ActiveRun({ taskId, owner: record.owner }, record.tool, { nodeId: this.nodeId, attempt: record.attempt }, record.resumable);
+    // The request's owner and tool name, equal to the record's: the caller holds them anyway, and
+    // the row's copies (parsed per task) need not stay alive with the run.
+    const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable);
     this.#runs.set(taskId, run);
     // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
@@ -289,6 +293,12 @@ export class TaskRuntime {
       if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
     });
     this.#settled.set(taskId, settled);
+  }
+
+  /** The claim of this node's run of an attempt; runs of one attempt share one (it is never changed). */
+  #claimOf(attempt: number): RunClaim {
+    if (this.#lastClaim?.attempt !== attempt) this.#lastClaim = { nodeId: this.nodeId, attempt };
+    return this.#lastClaim;
   }
 
   /** Listens for claimable tasks and polls for them as a backstop, once a tool is registered. */
@@ -464,24 +474,8 @@ export class TaskRuntime {
   }
 
   async #execute<Args>(run: ActiveRun, request: TaskRunRequest<Args>, parent: Context): Promise<void> {
-    const abort = () => {
-      if (!run.signal.aborted) void this.#measureCancelDelivery(run);
-      run.abort();
-    };
-    const hints = new CancelHintCheck(
-      async () => {
-        // Ended, or held by a later claim (this run was superseded): as the backstop poll judges it.
-        const state = (await this.store.controlStates([run.ref])).get(run.ref.taskId);
-        return !state || isTerminal(state.status) || !claimHolds(state, run.claim);
-      },
-      abort,
-      (error) => this.#onError(error, { ...run.ref, tool: run.tool }),
-    );
-    const unwatch = this.#events.watch(run.ref.taskId, (signal) => {
-      if (signal.kind !== 'cancelled') return run.wake();
-      if (signal.confirmed) return abort();
-      if (!run.signal.aborted) hints.hint();
-    });
+    // The listener holds the run, not its record: a waiting run keeps no row in memory.
+    const unwatch = this.#events.watch(run.ref.taskId, (signal) => this.#signalled(run, signal));
     this.#poller.ensureRunning();
     const telemetry = this.#telemetry.runStarted(run.labels, parent);
     try {
@@ -489,7 +483,7 @@ export class TaskRuntime {
       await Promise.resolve();
       let outcome: TaskOutcome | undefined;
       try {
-        const result = await telemetry.within(() => request.execute(request.args, this.#context(run, request.clientCapabilities), request.carried));
+        const result = await telemetry.within(() => request.execute(request.args, new RunContext(run, this.#contextHost, request.clientCapabilities), request.carried));
         outcome = { status: 'completed', result };
       } catch (error) {
         // A parked run's end is no outcome: the task waits for its answer and a later claim runs it.
@@ -500,6 +494,30 @@ export class TaskRuntime {
     } finally {
       unwatch();
     }
+  }
+
+  /** A signal for the run: an answer wakes its waiters, a confirmed cancel aborts it, a hint is checked against the row first. */
+  #signalled(run: ActiveRun, signal: TaskSignal): void {
+    if (signal.kind !== 'cancelled') return run.wake();
+    if (signal.confirmed) return this.#abort(run);
+    if (run.aborted) return;
+    // Made at the first hint: most runs never get one.
+    run.hints ??= new CancelHintCheck(
+      async () => {
+        // Ended, or held by a later claim (this run was superseded): as the backstop poll judges it.
+        const state = (await this.store.controlStates([run.ref])).get(run.ref.taskId);
+        return !state || isTerminal(state.status) || !claimHolds(state, run.claim);
+      },
+      () => this.#abort(run),
+      (error) => this.#onError(error, { ...run.ref, tool: run.tool }),
+    );
+    run.hints.hint();
+  }
+
+  /** Aborts a run on a cancel this node learnt of, measuring how long the news took. */
+  #abort(run: ActiveRun): void {
+    if (!run.aborted) void this.#measureCancelDelivery(run);
+    run.abort();
   }
 
   /** Closes the run's telemetry with the status the store holds now. */
@@ -526,7 +544,7 @@ export class TaskRuntime {
     if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
     // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
     // is already terminal and the write below loses its compare-and-set.
-    if (run.signal.aborted && isAbortError(error)) return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
+    if (run.aborted && isAbortError(error)) return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
     if (isRuntimeFault(error)) {
       const ref = newErrorRef();
       this.#onError(error, { ...run.ref, tool: run.tool, ref });
@@ -565,52 +583,37 @@ export class TaskRuntime {
     }
   }
 
-  #context(run: ActiveRun, capabilities: ClientCapabilities | undefined): TaskContext {
-    const { store } = this;
-    const { ref } = run;
-    const ask = async (key: string, request: InputRequest): Promise<InputResponse | undefined> => {
-      admitInputRequest(key, request, capabilities);
-      return this.#awaitInput(run, key, request).catch((error: unknown) => Promise.reject(run.parked ? error : markRuntimeFault(error)));
-    };
-    return {
-      taskId: ref.taskId,
-      owner: ref.owner,
-      signal: run.signal,
-      cancelled: () => run.signal.aborted,
-      attempt: run.claim.attempt,
-      step: (name, fn) => this.#step(run, name, fn),
-      journal: () => store.steps(ref).catch((error: unknown) => Promise.reject(markRuntimeFault(error))),
-      progress: async (progress, total, message) => {
-        if (run.signal.aborted) return;
-        const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
-        let updated: TaskRecord | undefined;
-        try {
-          updated = await store.setStatusMessage(ref, text, run.claim);
-        } catch (error) {
-          if (!isStoreOutage(error)) throw error;
-          // A progress message that could not be written is lost, not fatal: the next one
-          // (or the outcome) is written when the store is back.
-          this.#onError(error, { ...ref, tool: run.tool });
-          return;
-        }
-        // The task ended elsewhere and this is the first this node hears of it.
-        if (!updated) run.abort();
-      },
-      elicit: async (key, params) => {
-        const response = await ask(key, { method: 'elicitation/create', params: params as JsonObject });
-        return (response ?? { action: 'cancel' }) as ElicitResult;
-      },
-      sample: async (key, params) => {
-        const response = await ask(key, { method: 'sampling/createMessage', params: params as JsonObject });
-        if (!response) throw new TaskCancelledError();
-        return response as SampleResult;
-      },
-      roots: async (key) => {
-        const response = await ask(key, { method: 'roots/list', params: {} });
-        if (!response) throw new TaskCancelledError();
-        return response as RootsResult;
-      },
-    };
+  /** What the runs' contexts call: made once, shared by every run. */
+  readonly #contextHost: RunContextHost = {
+    step: (run, name, fn) => this.#step(run, name, fn),
+    journal: (run) => this.store.steps(run.ref).catch((error: unknown) => Promise.reject(markRuntimeFault(error))),
+    progress: (run, progress, total, message) => this.#progress(run, progress, total, message),
+    ask: (run, capabilities, key, request) => {
+      try {
+        admitInputRequest(key, request, capabilities);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return this.#awaitInput(run, key, request);
+    },
+  };
+
+  /** Sets the status message (`ctx.progress`); no-op once the run was aborted. */
+  async #progress(run: ActiveRun, progress: number, total: number | undefined, message: string | undefined): Promise<void> {
+    if (run.aborted) return;
+    const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
+    let updated: TaskRecord | undefined;
+    try {
+      updated = await this.store.setStatusMessage(run.ref, text, run.claim);
+    } catch (error) {
+      if (!isStoreOutage(error)) throw error;
+      // A progress message that could not be written is lost, not fatal: the next one
+      // (or the outcome) is written when the store is back.
+      this.#onError(error, { ...run.ref, tool: run.tool });
+      return;
+    }
+    // The task ended elsewhere and this is the first this node hears of it.
+    if (!updated) run.abort();
   }
 
   /**
@@ -624,7 +627,7 @@ export class TaskRuntime {
     };
     // A bad name or result is the tool's error; anything else the store throws is a runtime fault.
     const fault = (error: unknown): Promise<never> => Promise.reject(error instanceof InvalidTaskValueError ? error : markRuntimeFault(error));
-    if (run.signal.aborted) throw new TaskCancelledError();
+    if (run.aborted) throw new TaskCancelledError();
     const begin = await this.store.beginStep(run.ref, run.claim, name).catch(fault);
     if (begin.state === 'lost') return superseded();
     if (begin.state === 'done') return begin.result as T;
@@ -666,13 +669,13 @@ export class TaskRuntime {
    * poll) or a backoff retry reads again, so an outage never ends the run or loses an answer.
    */
   async #awaitInput(run: ActiveRun, key: string, request: InputRequest): Promise<InputResponse | undefined> {
-    run.waitingKeys.add(key);
+    run.startWaiting(key);
     try {
       let asked = false;
       let parkTried = false;
       let failures = 0;
       for (;;) {
-        if (run.signal.aborted) return undefined;
+        if (run.aborted) return undefined;
         // Take the pulse before each read, so a wake that lands during the read is not lost.
         const wake = run.nextWake();
         let ask: InputAsk | undefined;
@@ -706,8 +709,11 @@ export class TaskRuntime {
           await wakeOrDelay(wake, outageRetryDelay(failures));
         }
       }
+    } catch (error) {
+      // The park's own end is the run's; anything else that escapes the wait is a fault of the runtime or its store.
+      throw run.parked ? error : markRuntimeFault(error);
     } finally {
-      run.waitingKeys.delete(key);
+      run.stopWaiting(key);
     }
   }
 }

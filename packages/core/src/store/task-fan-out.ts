@@ -8,8 +8,8 @@ import type { TaskSignal, Unsubscribe } from './task-store.js';
  * memory store's own writes) delivers into it; a listener that throws is reported, not fatal.
  */
 export class TaskFanOut {
-  readonly #watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
-  readonly #followers = new Map<string, Set<() => void>>();
+  readonly #watchers: Listeners<(signal: TaskSignal) => void> = new Map();
+  readonly #followers: Listeners<() => void> = new Map();
   readonly #onListenerError: (error: unknown, taskId: string) => void;
 
   constructor(onListenerError: (error: unknown, taskId: string) => void) {
@@ -51,12 +51,12 @@ export class TaskFanOut {
 
   /** Tells the watchers of `taskId`. */
   signal(taskId: string, signal: TaskSignal): void {
-    for (const listener of [...(this.#watchers.get(taskId) ?? [])]) this.#call(taskId, () => listener(signal));
+    for (const listener of listenersOf(this.#watchers, taskId)) this.#call(taskId, () => listener(signal));
   }
 
   /** Tells the followers of `taskId` that it changed. */
   changed(taskId: string): void {
-    for (const listener of [...(this.#followers.get(taskId) ?? [])]) this.#call(taskId, listener);
+    for (const listener of listenersOf(this.#followers, taskId)) this.#call(taskId, listener);
   }
 
   /** Ids of the tasks someone watches now. */
@@ -84,12 +84,33 @@ export class TaskFanOut {
   }
 }
 
-function subscribe<L>(registry: Map<string, Set<L>>, taskId: string, listener: L): Unsubscribe {
-  let listeners = registry.get(taskId);
-  if (!listeners) registry.set(taskId, (listeners = new Set()));
-  listeners.add(listener);
+/**
+ * Listeners by task id. A task has one listener most of the time (its run's watch), held as it
+ * is: a Set per task would cost more than the listener, times every task a node holds.
+ */
+type Listeners<L> = Map<string, L | Set<L>>;
+
+function subscribe<L extends (...args: never[]) => void>(registry: Listeners<L>, taskId: string, listener: L): Unsubscribe {
+  const present = registry.get(taskId);
+  if (present === undefined) registry.set(taskId, listener);
+  else if (present instanceof Set) present.add(listener);
+  else registry.set(taskId, new Set([present, listener]));
+  let subscribed = true;
   return () => {
-    listeners.delete(listener);
-    if (listeners.size === 0 && registry.get(taskId) === listeners) registry.delete(taskId);
+    if (!subscribed) return;
+    subscribed = false;
+    const current = registry.get(taskId);
+    if (current === listener) registry.delete(taskId);
+    else if (current instanceof Set) {
+      current.delete(listener);
+      if (current.size === 0) registry.delete(taskId);
+    }
   };
+}
+
+/** A copy of the task's listeners, so a listener that unsubscribes while called changes nothing here. */
+function listenersOf<L>(registry: Listeners<L>, taskId: string): readonly L[] {
+  const present = registry.get(taskId);
+  if (present === undefined) return [];
+  return present instanceof Set ? [...present] : [present];
 }

@@ -47,6 +47,8 @@ export class TaskTelemetry {
   readonly #inputWaits: Counter;
   readonly #cancelDelivery: Histogram;
   readonly #quotaRefusals: Counter;
+  /** What every run's telemetry records into: one object for all runs. */
+  readonly #runInstruments: RunInstruments;
 
   constructor(nodeId: string, options: TelemetryOptions = {}) {
     this.#nodeId = nodeId;
@@ -70,6 +72,7 @@ export class TaskTelemetry {
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
     this.#quotaRefusals = meter.createCounter('mcp_tasks.quota.refusals', { description: 'Task creations refused by maxPerPrincipal' });
+    this.#runInstruments = { running: this.#running, finished: this.#finished, duration: this.#runDuration };
     // A sum with no data point is not exported at all: record zero so scrapers and dashboards see
     // `mcp_tasks_created_total` and `mcp_tasks_running` from the start.
     this.#created.add(0, { 'mcp_tasks.node.id': nodeId });
@@ -105,11 +108,7 @@ export class TaskTelemetry {
    * `parent` (the context of the `tools/call` that created the task), and the running gauge.
    */
   runStarted(task: TaskLabels, parent: Context): RunTelemetry {
-    return new RunTelemetry(task, this.#nodeId, parent, this.#tracerProvider, {
-      running: this.#running,
-      finished: this.#finished,
-      duration: this.#runDuration,
-    });
+    return new RunTelemetry(task, this.#nodeId, parent, this.#tracerProvider, this.#runInstruments);
   }
 }
 
@@ -119,10 +118,12 @@ interface RunInstruments {
   readonly duration: Histogram;
 }
 
-/** The telemetry of one run, from start to end. */
+/**
+ * The telemetry of one run, from start to end. It lives as long as the run (a waiting one
+ * included), so it keeps the span and what its end records, not the context the tool started in.
+ */
 export class RunTelemetry {
-  /** The context the tool runs in: its own spans become children of `execute_tool`. */
-  readonly context: Context;
+  readonly #parent: Context;
   readonly #span: Span;
   readonly #message: TaskRunMessage | undefined;
   readonly #instruments: RunInstruments;
@@ -148,7 +149,7 @@ export class RunTelemetry {
       },
       parent,
     );
-    this.context = trace.setSpan(parent, this.#span);
+    this.#parent = parent;
     instruments.running.add(1, this.#attributes);
     if (taskRunChannel.hasSubscribers) {
       this.#message = { ...pick(task), nodeId };
@@ -156,9 +157,9 @@ export class RunTelemetry {
     }
   }
 
-  /** Runs `fn` inside the run's span context. */
+  /** Runs `fn` inside the run's span context: its own spans become children of `execute_tool`. */
   within<T>(fn: () => T): T {
-    return otelContext.with(this.context, fn);
+    return otelContext.with(trace.setSpan(this.#parent, this.#span), fn);
   }
 
   /** The tool threw. */

@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, type InputRequest, type TaskContext, type TaskExecute, type TaskOwner } from '@mcp-tasks/core';
+import { ErrorCode, extendTaskContext, JsonRpcError, type InputRequest, type TaskContext, type TaskExecute, type TaskOwner } from '@mcp-tasks/core';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { TaskTool } from '../tool/define-tool.js';
 import { isInputRequired } from '../tool/is-input-required.js';
@@ -21,7 +21,7 @@ export function prepareThenExecute(tool: TaskTool, owner: TaskOwner, mcp: Server
     for (let round = 0; round < MAX_PREPARE_ROUNDS; round += 1) {
       const outcome = await tool.prepare!(args, { owner, asTask: true, inputResponses: { ...answers }, mcp });
       if (!isInputRequired(outcome)) {
-        return validateToolOutput(tool, await tool.execute(args, { ...taskCtx, prepared: outcome, mode: 'task' })) as never;
+        return validateToolOutput(tool, await tool.execute(args, extendTaskContext(taskCtx, { prepared: outcome, mode: 'task' as const }))) as never;
       }
       const requests = Object.entries((outcome as { inputRequests?: Record<string, InputRequest> }).inputRequests ?? {}).filter(([key]) => !(key in answers));
       if (requests.length === 0) break;

@@ -1,4 +1,4 @@
-import type { JsonObject, TaskContext, TaskExecute } from '@mcp-tasks/core';
+import { extendTaskContext, type JsonObject, type TaskContext, type TaskExecute } from '@mcp-tasks/core';
 import { prepareThenExecute } from '../legacy/prepare-then-execute.js';
 import type { TaskTool } from './define-tool.js';
 import { readCarry } from './run-carry.js';
@@ -14,7 +14,7 @@ export function taskExecute(tool: TaskTool, prepared: unknown) {
 }
 
 function runExecute(tool: TaskTool, prepared: unknown) {
-  return async (args: unknown, taskCtx: TaskContext) => validateToolOutput(tool, await tool.execute(args as never, { ...taskCtx, prepared, mode: 'task' }));
+  return async (args: unknown, taskCtx: TaskContext) => validateToolOutput(tool, await tool.execute(args as never, extendTaskContext(taskCtx, { prepared, mode: 'task' as const })));
 }
 
 /**
