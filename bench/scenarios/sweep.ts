@@ -12,6 +12,8 @@ import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
 const LIVE_TASKS = 1_000;
 const READERS = 4;
 const READER_PAUSE_MS = 5;
+const CHECKPOINTER_SAMPLE_MS = 10;
+const SLOW_BATCH_MS = 50;
 const owner: TaskOwner = { subject: 'sweep-reader', server: 'bench', clientId: 'client', resource: '' };
 
 /** Checkpoints the server has begun (timed and requested), which stall writes while they flush (log_checkpoints shows the same). */
@@ -20,28 +22,84 @@ async function checkpointCount(admin: pg.Pool): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-/** Times every statement that starts with DELETE on the pool's connections. */
-function timeDeletes(pool: pg.Pool, batches: number[]): void {
+/** One sweep batch as the client saw it: its DELETE statement and its whole transaction (BEGIN to COMMIT's answer). */
+interface TimedBatch {
+  readonly startedAt: number;
+  readonly deleteMs: number;
+  readonly transactionMs: number;
+}
+
+/**
+ * Times the sweep's batches on the pool's connections: the statement that deletes (the only one
+ * that starts with DELETE or WITH deleted) and the transaction around it. The clock starts once a
+ * connection is checked out, so neither figure includes waiting for the pool.
+ */
+function timeBatches(pool: pg.Pool, batches: TimedBatch[]): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let begun: number | undefined;
+    let deleteMs = 0;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      const result = query(...args);
-      if (!text || !/^\s*DELETE\b/i.test(text) || !(result instanceof Promise)) return result;
       const started = performance.now();
+      const result = query(...args);
+      if (!text || !(result instanceof Promise)) return result;
+      if (/^\s*begin\b/i.test(text)) begun = started;
+      const deletes = /^\s*(DELETE\b|WITH\s+deleted\b)/i.test(text);
+      const commits = /^\s*commit\b/i.test(text);
+      if (!deletes && !commits) return result;
       return result.then((value: unknown) => {
-        batches.push(performance.now() - started);
+        const now = performance.now();
+        if (deletes) deleteMs = now - started;
+        else if (begun !== undefined && deleteMs > 0) batches.push({ startedAt: begun, deleteMs, transactionMs: now - begun });
+        if (commits) [begun, deleteMs] = [undefined, 0];
         return value;
       });
     };
   });
 }
 
+/**
+ * When the checkpointer was busy: its wait event, sampled every few milliseconds on a connection of
+ * its own (idle it waits on CheckpointerMain; writing, syncing or between writes it does not).
+ */
+async function watchCheckpointer(url: string): Promise<{ busyAt: number[]; stop(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const busyAt: number[] = [];
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const at = performance.now();
+      const { rows } = await client.query<{ busy: boolean }>(
+        `SELECT coalesce(wait_event, '') <> 'CheckpointerMain' AS busy FROM pg_stat_activity WHERE backend_type = 'checkpointer'`,
+      );
+      if (rows[0]?.busy) busyAt.push(at);
+      await sleep(CHECKPOINTER_SAMPLE_MS);
+    }
+  })();
+  return {
+    busyAt,
+    async stop() {
+      stopped = true;
+      await sampling;
+      await client.end();
+    },
+  };
+}
+
+/** Whether a checkpoint was under way during the batch (a sample within one sampling gap of it). */
+function duringCheckpoint(batch: TimedBatch, busyAt: readonly number[]): boolean {
+  const from = batch.startedAt - CHECKPOINTER_SAMPLE_MS;
+  const to = batch.startedAt + batch.transactionMs + CHECKPOINTER_SAMPLE_MS;
+  return busyAt.some((at) => at >= from && at <= to);
+}
+
 export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const rows = context.quick ? 20_000 : 1_000_000;
-  const batches: number[] = [];
+  const batches: TimedBatch[] = [];
   const pool = new pg.Pool({ connectionString: context.databaseUrl, max: 10 });
-  timeDeletes(pool, batches);
+  timeBatches(pool, batches);
   const store = await PostgresTaskStore.connect({ pool });
   // The sweeper alone, not started: each run sweeps once, when the benchmark says.
   const sweeper = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false }).sweeper!;
@@ -50,6 +108,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const totals: number[] = [];
   const worst: number[] = [];
   const batchP99: number[] = [];
+  const worstTransaction: number[] = [];
   const readP99: number[] = [];
   const readP50: number[] = [];
   const baselineP99: number[] = [];
@@ -103,9 +162,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       // The size the sweeper chose for its next batch, sampled while it sweeps.
       let smallestSeen = sweeper.batchSize;
       const sampler = setInterval(() => (smallestSeen = Math.min(smallestSeen, sweeper.batchSize)), 2);
+      const checkpointer = await watchCheckpointer(context.databaseUrl);
       const checkpointsBefore = await checkpointCount(admin);
       const started = performance.now();
-      const result = await sweeper.runOnce();
+      const result = await sweeper.runOnce().finally(() => checkpointer.stop());
       const total = (performance.now() - started) / 1000;
       checkpoints.push((await checkpointCount(admin)) - checkpointsBefore);
       clearInterval(sampler);
@@ -114,13 +174,19 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       await Promise.all(readers);
       if (result.deleted !== rows) notes.push(`Run ${run + 1}: the sweep deleted ${result.deleted} of ${rows} rows.`);
       totals.push(total);
-      worst.push(Math.max(...batches));
-      batchP99.push(percentile(batches, 99));
-      const inDeletes = batches.reduce((sum, ms) => sum + ms, 0) / 1000;
-      const slow = batches.filter((ms) => ms > 50).length;
+      const deleteTimes = batches.map((batch) => batch.deleteMs);
+      worst.push(Math.max(...deleteTimes));
+      batchP99.push(percentile(deleteTimes, 99));
+      worstTransaction.push(Math.max(...batches.map((batch) => batch.transactionMs)));
+      const inDeletes = deleteTimes.reduce((sum, ms) => sum + ms, 0) / 1000;
+      const inTransactions = batches.reduce((sum, batch) => sum + batch.transactionMs, 0) / 1000;
+      const slow = batches.filter((batch) => batch.deleteMs > SLOW_BATCH_MS);
+      const slowInCheckpoint = slow.filter((batch) => duringCheckpoint(batch, checkpointer.busyAt)).length;
+      const slowTransactions = batches.filter((batch) => batch.transactionMs > SLOW_BATCH_MS).length;
       notes.push(
-        `Run ${run + 1}: ${inDeletes.toFixed(1)} s of the ${total.toFixed(1)} s in DELETE statements, the rest in pauses; ` +
-          `${slow} of ${batches.length} batches over 50 ms.`,
+        `Run ${run + 1}: ${inDeletes.toFixed(1)} s of the ${total.toFixed(1)} s in DELETE statements, ${inTransactions.toFixed(1)} s in the batches' ` +
+          `transactions, the rest in pauses; ${slow.length} of ${batches.length} DELETEs over ${SLOW_BATCH_MS} ms (${slowInCheckpoint} of them while ` +
+          `a checkpoint was under way), ${slowTransactions} transactions over ${SLOW_BATCH_MS} ms.`,
       );
       readP50.push(percentile(latencies, 50));
       readP99.push(percentile(latencies, 99));
@@ -150,6 +216,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
         { name: 'sweep total', unit: 's', values: totals, target: atMost(20), digits: 1 },
         { name: 'worst batch', unit: 'ms', values: worst, target: atMost(50), digits: 1 },
         { name: 'batch p99', unit: 'ms', values: batchP99, digits: 1 },
+        { name: 'worst batch transaction (BEGIN to COMMIT)', unit: 'ms', values: worstTransaction, digits: 1 },
         { name: 'live store.get p50 during the sweep', unit: 'ms', values: readP50, digits: 2 },
         { name: 'live store.get p99 during the sweep', unit: 'ms', values: readP99, target: atMost(5), digits: 2 },
         { name: 'live store.get p99 before the sweep', unit: 'ms', values: baselineP99, digits: 2 },
