@@ -1,7 +1,7 @@
 // Scenario 5, the sweep: a backlog of expired rows (INSERT … SELECT generate_series), deleted by
 // the store's TTL sweeper (`sweeper.runOnce()`, default batch size and pause), while readers
 // call `store.get` on live tasks through the same store (the same pool) the whole time.
-// Each DELETE batch is timed on the client, around the statement, by wrapping the pool's clients.
+// Each batch is timed on the client (its DELETE and its transaction) by wrapping the pool's clients.
 import { ownerKey, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
@@ -12,7 +12,7 @@ import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
 const LIVE_TASKS = 1_000;
 const READERS = 4;
 const READER_PAUSE_MS = 5;
-const CHECKPOINTER_SAMPLE_MS = 10;
+const SAMPLE_MS = 10;
 const SLOW_BATCH_MS = 50;
 const owner: TaskOwner = { subject: 'sweep-reader', server: 'bench', clientId: 'client', resource: '' };
 
@@ -59,27 +59,36 @@ function timeBatches(pool: pg.Pool, batches: TimedBatch[]): void {
   });
 }
 
-/**
- * When the checkpointer was busy: its wait event, sampled every few milliseconds on a connection of
- * its own (idle it waits on CheckpointerMain; writing, syncing or between writes it does not).
- */
-async function watchCheckpointer(url: string): Promise<{ busyAt: number[]; stop(): Promise<void> }> {
+/** What the server was doing at one instant of the sweep. */
+interface ServerSample {
+  readonly at: number;
+  /** The checkpointer was writing or syncing (idle it waits on CheckpointerMain). */
+  readonly checkpointing: boolean;
+  /** The sweep's DELETE, when one was running: its wait event, or `on CPU` (none: running or waiting for a CPU). */
+  readonly deleteWait: string | undefined;
+}
+
+/** Samples the checkpointer and the sweep's DELETE every few milliseconds, on a connection of its own. */
+async function watchServer(url: string): Promise<{ samples: ServerSample[]; stop(): Promise<void> }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const busyAt: number[] = [];
+  const samples: ServerSample[] = [];
   let stopped = false;
   const sampling = (async () => {
     while (!stopped) {
       const at = performance.now();
-      const { rows } = await client.query<{ busy: boolean }>(
-        `SELECT coalesce(wait_event, '') <> 'CheckpointerMain' AS busy FROM pg_stat_activity WHERE backend_type = 'checkpointer'`,
+      const { rows } = await client.query<{ checkpointing: boolean; delete_wait: string | null }>(
+        `SELECT (SELECT coalesce(wait_event, '') <> 'CheckpointerMain' FROM pg_stat_activity WHERE backend_type = 'checkpointer') AS checkpointing,
+                (SELECT coalesce(wait_event_type || ' ' || wait_event, 'on CPU') FROM pg_stat_activity
+                  WHERE datname = current_database() AND state = 'active' AND (query LIKE '%WITH deleted AS%' OR query ~* '^\\s*DELETE') AND pid <> pg_backend_pid()
+                  LIMIT 1) AS delete_wait`,
       );
-      if (rows[0]?.busy) busyAt.push(at);
-      await sleep(CHECKPOINTER_SAMPLE_MS);
+      samples.push({ at, checkpointing: rows[0]?.checkpointing ?? false, deleteWait: rows[0]?.delete_wait ?? undefined });
+      await sleep(SAMPLE_MS);
     }
   })();
   return {
-    busyAt,
+    samples,
     async stop() {
       stopped = true;
       await sampling;
@@ -88,11 +97,18 @@ async function watchCheckpointer(url: string): Promise<{ busyAt: number[]; stop(
   };
 }
 
-/** Whether a checkpoint was under way during the batch (a sample within one sampling gap of it). */
-function duringCheckpoint(batch: TimedBatch, busyAt: readonly number[]): boolean {
-  const from = batch.startedAt - CHECKPOINTER_SAMPLE_MS;
-  const to = batch.startedAt + batch.transactionMs + CHECKPOINTER_SAMPLE_MS;
-  return busyAt.some((at) => at >= from && at <= to);
+/** The samples taken while a batch ran (for the checkpointer: within one sampling gap of it). */
+function samplesOf(batch: TimedBatch, samples: readonly ServerSample[], margin = 0): ServerSample[] {
+  const from = batch.startedAt - margin;
+  const to = batch.startedAt + batch.transactionMs + margin;
+  return samples.filter((sample) => sample.at >= from && sample.at <= to);
+}
+
+/** "on CPU 5, IO DataFileRead 1": how often each wait event was seen, most frequent first. */
+function tally(events: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event, (counts.get(event) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([event, n]) => `${event} ${n}`).join(', ') || 'none';
 }
 
 export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
@@ -162,10 +178,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       // The size the sweeper chose for its next batch, sampled while it sweeps.
       let smallestSeen = sweeper.batchSize;
       const sampler = setInterval(() => (smallestSeen = Math.min(smallestSeen, sweeper.batchSize)), 2);
-      const checkpointer = await watchCheckpointer(context.databaseUrl);
+      const server = await watchServer(context.databaseUrl);
       const checkpointsBefore = await checkpointCount(admin);
       const started = performance.now();
-      const result = await sweeper.runOnce().finally(() => checkpointer.stop());
+      const result = await sweeper.runOnce().finally(() => server.stop());
       const total = (performance.now() - started) / 1000;
       checkpoints.push((await checkpointCount(admin)) - checkpointsBefore);
       clearInterval(sampler);
@@ -181,12 +197,15 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       const inDeletes = deleteTimes.reduce((sum, ms) => sum + ms, 0) / 1000;
       const inTransactions = batches.reduce((sum, batch) => sum + batch.transactionMs, 0) / 1000;
       const slow = batches.filter((batch) => batch.deleteMs > SLOW_BATCH_MS);
-      const slowInCheckpoint = slow.filter((batch) => duringCheckpoint(batch, checkpointer.busyAt)).length;
+      const slowInCheckpoint = slow.filter((batch) => samplesOf(batch, server.samples, SAMPLE_MS).some((sample) => sample.checkpointing)).length;
+      const waitsOf = (some: readonly TimedBatch[]) =>
+        tally(some.flatMap((batch) => samplesOf(batch, server.samples).flatMap((sample) => (sample.deleteWait ? [sample.deleteWait] : []))));
       const slowTransactions = batches.filter((batch) => batch.transactionMs > SLOW_BATCH_MS).length;
       notes.push(
         `Run ${run + 1}: ${inDeletes.toFixed(1)} s of the ${total.toFixed(1)} s in DELETE statements, ${inTransactions.toFixed(1)} s in the batches' ` +
           `transactions, the rest in pauses; ${slow.length} of ${batches.length} DELETEs over ${SLOW_BATCH_MS} ms (${slowInCheckpoint} of them while ` +
-          `a checkpoint was under way), ${slowTransactions} transactions over ${SLOW_BATCH_MS} ms.`,
+          `a checkpoint was under way), ${slowTransactions} transactions over ${SLOW_BATCH_MS} ms. The DELETE as sampled every ${SAMPLE_MS} ms ` +
+          `in pg_stat_activity, in every batch: ${waitsOf(batches)}; in the DELETEs over ${SLOW_BATCH_MS} ms: ${waitsOf(slow)}.`,
       );
       readP50.push(percentile(latencies, 50));
       readP99.push(percentile(latencies, 99));
@@ -201,7 +220,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       `Defaults: batchSize ${batchSize}, targetBatchMs ${targetBatchMs}: a batch slower than that makes the next one smaller in proportion ` +
         `(down to ${minBatchSize} rows), one under half of it doubles the next (up to ${batchSize}), so a checkpoint or a busy disk shrinks the batches ` +
         `instead of stretching them; after each batch the sweeper pauses half as long as the batch took, at most batchPauseMs ` +
-        `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed.`,
+        `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed. ` +
+        `Each batch starts in the expiry index at the last expiry the batch before it deleted (so it does not step again over the ` +
+        `index entries of the rows already deleted, which stay until VACUUM), deletes the rows it locked by ctid, and commits with ` +
+        `synchronous_commit = off (no WAL-flush wait; the sweep is idempotent, so a crash only brings back expired rows for the next sweep).`,
     );
     return {
       number: 5,
@@ -211,7 +233,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
         `\`INSERT … SELECT generate_series\`, then \`VACUUM ANALYZE\` (as autovacuum would have for a backlog built over time). ` +
         `\`sweeper.runOnce()\` deletes the expired rows with the default configuration. Meanwhile ${READERS} readers call \`store.get\` ` +
         `on the live tasks through the same store and pool, each pausing ${READER_PAUSE_MS} ms between reads; the same readers run 2 s before the ` +
-        `sweep for a baseline. Batch time is the client-side time of each \`DELETE\` statement.`,
+        `sweep for a baseline. Batch time is the client-side time of each batch's \`DELETE\` statement; the batch's transaction ` +
+        `(BEGIN to COMMIT's answer) is timed too, both on the checked-out connection, so neither includes waiting for the pool. ` +
+        `A connection of its own samples \`pg_stat_activity\` every ${SAMPLE_MS} ms: whether the checkpointer is writing or syncing, and the ` +
+        `DELETE's wait event (none is reported as "on CPU": running, or waiting for a CPU).`,
       metrics: [
         { name: 'sweep total', unit: 's', values: totals, target: atMost(20), digits: 1 },
         { name: 'worst batch', unit: 'ms', values: worst, target: atMost(50), digits: 1 },
