@@ -23,7 +23,9 @@ export interface DeletedExpiredTasks {
  * The rows are locked (SKIP LOCKED steps around rows a writer holds instead of waiting on them)
  * and deleted by their ctid, so the DELETE goes to the heap tuples the scan found without a
  * primary-key lookup per row; a locked row cannot move, so its ctid stays valid to the end of the
- * statement.
+ * statement, and the expiry is checked once more on the row the ctid names all the same, so no
+ * ctid can ever delete a live task. (A row updated after the statement began is locked in its new
+ * version, which the DELETE's snapshot does not see: it stays for the next sweep.)
  */
 export async function deleteExpiredTasks(context: SqlContext, limit: number, from?: Date): Promise<DeletedExpiredTasks> {
   const { rows } = await sql<{ deleted: number; last_expires_at: Date | null }>`
@@ -34,6 +36,7 @@ export async function deleteExpiredTasks(context: SqlContext, limit: number, fro
                                  ORDER BY expires_at
                                  LIMIT ${limit}
                                    FOR UPDATE SKIP LOCKED))
+         AND expires_at <= now()
       RETURNING expires_at)
     SELECT count(*)::int AS deleted, max(expires_at) AS last_expires_at FROM deleted
   `.execute(context.db);
