@@ -75,7 +75,7 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   protected async round(): Promise<SweepResult> {
     let deleted = 0;
     let batches = 0;
-    // Where the next batch starts in the expiry index: just past what this sweep already deleted.
+    // Where the next batch starts in the expiry index: at the last expiry this sweep deleted.
     let from: Date | undefined;
     for (;;) {
       const size = this.#size;
