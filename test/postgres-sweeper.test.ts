@@ -117,3 +117,60 @@ test('a batch slower than its target makes the next one smaller, down to the min
     await slow.stop();
   }
 });
+
+test("the sweeper's batches commit without waiting for the WAL flush, and other writes keep the server's setting", { timeout: 30_000 }, async () => {
+  // A trigger records the setting each DELETE on the table ran under (the sweeper's own transaction).
+  await admin.query(`CREATE TABLE mcp_tasks.delete_commit_log (setting text NOT NULL)`);
+  await admin.query(`CREATE FUNCTION mcp_tasks.log_delete_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                     BEGIN INSERT INTO mcp_tasks.delete_commit_log VALUES (current_setting('synchronous_commit')); RETURN NULL; END $$`);
+  await admin.query(`CREATE TRIGGER log_delete_commit AFTER DELETE ON mcp_tasks.tasks FOR EACH STATEMENT EXECUTE FUNCTION mcp_tasks.log_delete_commit()`);
+  try {
+    const o = owner();
+    await Promise.all(Array.from({ length: 3 }, () => store.create(task(o, 20), { maxLive: Infinity })));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const result = await sweeper.runOnce();
+    assert.ok(result.deleted >= 3);
+    const server = await admin.query<{ setting: string }>(`SELECT current_setting('synchronous_commit') AS setting`);
+    await admin.query(`DELETE FROM mcp_tasks.tasks WHERE false`);
+    const { rows } = await admin.query<{ setting: string }>('SELECT setting FROM mcp_tasks.delete_commit_log');
+    const settings = rows.map((row) => row.setting);
+    assert.deepEqual(settings.slice(0, -1), Array.from({ length: result.batches }, () => 'off'));
+    assert.equal(settings.at(-1), server.rows[0]!.setting);
+    assert.notEqual(server.rows[0]!.setting, 'off');
+  } finally {
+    await admin.query(`DROP TABLE mcp_tasks.delete_commit_log; DROP TRIGGER log_delete_commit ON mcp_tasks.tasks; DROP FUNCTION mcp_tasks.log_delete_commit()`);
+  }
+});
+
+test('each batch starts where the one before it stopped: a row skipped while a writer held it is left to the next sweep, which deletes it', { timeout: 30_000 }, async () => {
+  const stepping = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 10, minBatchSize: 10, batchPauseMs: 500, targetBatchMs: Infinity }, testSignals: true });
+  const writer = await admin.connect();
+  try {
+    const o = owner();
+    // Created one after another, so they expire in this order; the first expires first.
+    const tasks: NewTask[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const t = task(o, 100);
+      await store.create(t, { maxLive: Infinity });
+      tasks.push(t);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await writer.query('BEGIN');
+    await writer.query('SELECT 1 FROM mcp_tasks.tasks WHERE id = $1 FOR UPDATE', [tasks[0]!.taskId]);
+    const signals = stepping.sweeper!.testSignals.batch;
+    signals.clear();
+    const sweeping = stepping.sweeper!.runOnce();
+    // The first batch stepped around the held row; the writer lets it go before the second batch.
+    assert.equal((await signals.waitOnce()).deleted, 10);
+    await writer.query('ROLLBACK');
+    const first = await sweeping;
+    assert.deepEqual(first, { ran: true, deleted: 29, batches: 3 });
+    const { rows } = await admin.query<{ id: string }>('SELECT id FROM mcp_tasks.tasks WHERE owner_subject = $1', [o.subject]);
+    assert.deepEqual(rows.map((row) => row.id), [tasks[0]!.taskId]);
+    assert.deepEqual(await stepping.sweeper!.runOnce(), { ran: true, deleted: 1, batches: 1 });
+  } finally {
+    await writer.query('ROLLBACK').catch(() => undefined);
+    writer.release();
+    await stepping.stop();
+  }
+});

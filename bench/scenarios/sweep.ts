@@ -1,7 +1,7 @@
 // Scenario 5, the sweep: a backlog of expired rows (INSERT … SELECT generate_series), deleted by
 // the store's TTL sweeper (`sweeper.runOnce()`, default batch size and pause), while readers
 // call `store.get` on live tasks through the same store (the same pool) the whole time.
-// Each DELETE batch is timed on the client, around the statement, by wrapping the pool's clients.
+// Each batch is timed on the client (its DELETE and its transaction) by wrapping the pool's clients.
 import { ownerKey, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
@@ -12,6 +12,8 @@ import { atMost, type BenchContext, type ScenarioResult } from '../types.js';
 const LIVE_TASKS = 1_000;
 const READERS = 4;
 const READER_PAUSE_MS = 5;
+const SAMPLE_MS = 10;
+const SLOW_BATCH_MS = 50;
 const owner: TaskOwner = { subject: 'sweep-reader', server: 'bench', clientId: 'client', resource: '' };
 
 /** Checkpoints the server has begun (timed and requested), which stall writes while they flush (log_checkpoints shows the same). */
@@ -20,28 +22,100 @@ async function checkpointCount(admin: pg.Pool): Promise<number> {
   return Number(rows[0]!.n);
 }
 
-/** Times every statement that starts with DELETE on the pool's connections. */
-function timeDeletes(pool: pg.Pool, batches: number[]): void {
+/** One sweep batch as the client saw it: its DELETE statement and its whole transaction (BEGIN to COMMIT's answer). */
+interface TimedBatch {
+  readonly startedAt: number;
+  readonly deleteMs: number;
+  readonly transactionMs: number;
+}
+
+/**
+ * Times the sweep's batches on the pool's connections: the statement that deletes (the only one
+ * that starts with DELETE or WITH deleted) and the transaction around it. The clock starts once a
+ * connection is checked out, so neither figure includes waiting for the pool.
+ */
+function timeBatches(pool: pg.Pool, batches: TimedBatch[]): void {
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let begun: number | undefined;
+    let deleteMs = 0;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      const result = query(...args);
-      if (!text || !/^\s*DELETE\b/i.test(text) || !(result instanceof Promise)) return result;
       const started = performance.now();
+      const result = query(...args);
+      if (!text || !(result instanceof Promise)) return result;
+      if (/^\s*begin\b/i.test(text)) begun = started;
+      const deletes = /^\s*(DELETE\b|WITH\s+deleted\b)/i.test(text);
+      const commits = /^\s*commit\b/i.test(text);
+      if (!deletes && !commits) return result;
       return result.then((value: unknown) => {
-        batches.push(performance.now() - started);
+        const now = performance.now();
+        if (deletes) deleteMs = now - started;
+        else if (begun !== undefined && deleteMs > 0) batches.push({ startedAt: begun, deleteMs, transactionMs: now - begun });
+        if (commits) [begun, deleteMs] = [undefined, 0];
         return value;
       });
     };
   });
 }
 
+/** What the server was doing at one instant of the sweep. */
+interface ServerSample {
+  readonly at: number;
+  /** The checkpointer was writing or syncing (idle it waits on CheckpointerMain). */
+  readonly checkpointing: boolean;
+  /** The sweep's DELETE, when one was running: its wait event, or `on CPU` (none: running or waiting for a CPU). */
+  readonly deleteWait: string | undefined;
+}
+
+/** Samples the checkpointer and the sweep's DELETE every few milliseconds, on a connection of its own. */
+async function watchServer(url: string): Promise<{ samples: ServerSample[]; stop(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const samples: ServerSample[] = [];
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const at = performance.now();
+      const { rows } = await client.query<{ checkpointing: boolean; delete_wait: string | null }>(
+        `SELECT (SELECT coalesce(wait_event, '') <> 'CheckpointerMain' FROM pg_stat_activity WHERE backend_type = 'checkpointer') AS checkpointing,
+                (SELECT coalesce(wait_event_type || ' ' || wait_event, 'on CPU') FROM pg_stat_activity
+                  WHERE datname = current_database() AND state = 'active' AND (query LIKE '%WITH deleted AS%' OR query ~* '^\\s*DELETE') AND pid <> pg_backend_pid()
+                  LIMIT 1) AS delete_wait`,
+      );
+      samples.push({ at, checkpointing: rows[0]?.checkpointing ?? false, deleteWait: rows[0]?.delete_wait ?? undefined });
+      await sleep(SAMPLE_MS);
+    }
+  })();
+  return {
+    samples,
+    async stop() {
+      stopped = true;
+      await sampling;
+      await client.end();
+    },
+  };
+}
+
+/** The samples taken while a batch ran (for the checkpointer: within one sampling gap of it). */
+function samplesOf(batch: TimedBatch, samples: readonly ServerSample[], margin = 0): ServerSample[] {
+  const from = batch.startedAt - margin;
+  const to = batch.startedAt + batch.transactionMs + margin;
+  return samples.filter((sample) => sample.at >= from && sample.at <= to);
+}
+
+/** "on CPU 5, IO DataFileRead 1": how often each wait event was seen, most frequent first. */
+function tally(events: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event, (counts.get(event) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([event, n]) => `${event} ${n}`).join(', ') || 'none';
+}
+
 export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const rows = context.quick ? 20_000 : 1_000_000;
-  const batches: number[] = [];
+  const batches: TimedBatch[] = [];
   const pool = new pg.Pool({ connectionString: context.databaseUrl, max: 10 });
-  timeDeletes(pool, batches);
+  timeBatches(pool, batches);
   const store = await PostgresTaskStore.connect({ pool });
   // The sweeper alone, not started: each run sweeps once, when the benchmark says.
   const sweeper = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false }).sweeper!;
@@ -50,6 +124,7 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
   const totals: number[] = [];
   const worst: number[] = [];
   const batchP99: number[] = [];
+  const worstTransaction: number[] = [];
   const readP99: number[] = [];
   const readP50: number[] = [];
   const baselineP99: number[] = [];
@@ -103,9 +178,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       // The size the sweeper chose for its next batch, sampled while it sweeps.
       let smallestSeen = sweeper.batchSize;
       const sampler = setInterval(() => (smallestSeen = Math.min(smallestSeen, sweeper.batchSize)), 2);
+      const server = await watchServer(context.databaseUrl);
       const checkpointsBefore = await checkpointCount(admin);
       const started = performance.now();
-      const result = await sweeper.runOnce();
+      const result = await sweeper.runOnce().finally(() => server.stop());
       const total = (performance.now() - started) / 1000;
       checkpoints.push((await checkpointCount(admin)) - checkpointsBefore);
       clearInterval(sampler);
@@ -114,13 +190,22 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       await Promise.all(readers);
       if (result.deleted !== rows) notes.push(`Run ${run + 1}: the sweep deleted ${result.deleted} of ${rows} rows.`);
       totals.push(total);
-      worst.push(Math.max(...batches));
-      batchP99.push(percentile(batches, 99));
-      const inDeletes = batches.reduce((sum, ms) => sum + ms, 0) / 1000;
-      const slow = batches.filter((ms) => ms > 50).length;
+      const deleteTimes = batches.map((batch) => batch.deleteMs);
+      worst.push(Math.max(...deleteTimes));
+      batchP99.push(percentile(deleteTimes, 99));
+      worstTransaction.push(Math.max(...batches.map((batch) => batch.transactionMs)));
+      const inDeletes = deleteTimes.reduce((sum, ms) => sum + ms, 0) / 1000;
+      const inTransactions = batches.reduce((sum, batch) => sum + batch.transactionMs, 0) / 1000;
+      const slow = batches.filter((batch) => batch.deleteMs > SLOW_BATCH_MS);
+      const slowInCheckpoint = slow.filter((batch) => samplesOf(batch, server.samples, SAMPLE_MS).some((sample) => sample.checkpointing)).length;
+      const waitsOf = (some: readonly TimedBatch[]) =>
+        tally(some.flatMap((batch) => samplesOf(batch, server.samples).flatMap((sample) => (sample.deleteWait ? [sample.deleteWait] : []))));
+      const slowTransactions = batches.filter((batch) => batch.transactionMs > SLOW_BATCH_MS).length;
       notes.push(
-        `Run ${run + 1}: ${inDeletes.toFixed(1)} s of the ${total.toFixed(1)} s in DELETE statements, the rest in pauses; ` +
-          `${slow} of ${batches.length} batches over 50 ms.`,
+        `Run ${run + 1}: ${inDeletes.toFixed(1)} s of the ${total.toFixed(1)} s in DELETE statements, ${inTransactions.toFixed(1)} s in the batches' ` +
+          `transactions, the rest in pauses; ${slow.length} of ${batches.length} DELETEs over ${SLOW_BATCH_MS} ms (${slowInCheckpoint} of them while ` +
+          `a checkpoint was under way), ${slowTransactions} transactions over ${SLOW_BATCH_MS} ms. The DELETE as sampled every ${SAMPLE_MS} ms ` +
+          `in pg_stat_activity, in every batch: ${waitsOf(batches)}; in the DELETEs over ${SLOW_BATCH_MS} ms: ${waitsOf(slow)}.`,
       );
       readP50.push(percentile(latencies, 50));
       readP99.push(percentile(latencies, 99));
@@ -135,7 +220,10 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
       `Defaults: batchSize ${batchSize}, targetBatchMs ${targetBatchMs}: a batch slower than that makes the next one smaller in proportion ` +
         `(down to ${minBatchSize} rows), one under half of it doubles the next (up to ${batchSize}), so a checkpoint or a busy disk shrinks the batches ` +
         `instead of stretching them; after each batch the sweeper pauses half as long as the batch took, at most batchPauseMs ` +
-        `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed.`,
+        `(${batchPauseMs} ms), so it leaves at least a third of the time to other work whatever the database's speed. ` +
+        `Each batch starts in the expiry index at the last expiry the batch before it deleted (so it does not step again over the ` +
+        `index entries of the rows already deleted, which stay until VACUUM), deletes the rows it locked by ctid, and commits with ` +
+        `synchronous_commit = off (no WAL-flush wait; the sweep is idempotent, so a crash only brings back expired rows for the next sweep).`,
     );
     return {
       number: 5,
@@ -145,11 +233,15 @@ export async function runSweep(context: BenchContext): Promise<ScenarioResult> {
         `\`INSERT … SELECT generate_series\`, then \`VACUUM ANALYZE\` (as autovacuum would have for a backlog built over time). ` +
         `\`sweeper.runOnce()\` deletes the expired rows with the default configuration. Meanwhile ${READERS} readers call \`store.get\` ` +
         `on the live tasks through the same store and pool, each pausing ${READER_PAUSE_MS} ms between reads; the same readers run 2 s before the ` +
-        `sweep for a baseline. Batch time is the client-side time of each \`DELETE\` statement.`,
+        `sweep for a baseline. Batch time is the client-side time of each batch's \`DELETE\` statement; the batch's transaction ` +
+        `(BEGIN to COMMIT's answer) is timed too, both on the checked-out connection, so neither includes waiting for the pool. ` +
+        `A connection of its own samples \`pg_stat_activity\` every ${SAMPLE_MS} ms: whether the checkpointer is writing or syncing, and the ` +
+        `DELETE's wait event (none is reported as "on CPU": running, or waiting for a CPU).`,
       metrics: [
         { name: 'sweep total', unit: 's', values: totals, target: atMost(20), digits: 1 },
         { name: 'worst batch', unit: 'ms', values: worst, target: atMost(50), digits: 1 },
         { name: 'batch p99', unit: 'ms', values: batchP99, digits: 1 },
+        { name: 'worst batch transaction (BEGIN to COMMIT)', unit: 'ms', values: worstTransaction, digits: 1 },
         { name: 'live store.get p50 during the sweep', unit: 'ms', values: readP50, digits: 2 },
         { name: 'live store.get p99 during the sweep', unit: 'ms', values: readP99, target: atMost(5), digits: 2 },
         { name: 'live store.get p99 before the sweep', unit: 'ms', values: baselineP99, digits: 2 },

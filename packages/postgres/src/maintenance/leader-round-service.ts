@@ -22,6 +22,18 @@ export interface BatchedServiceConfig {
   readonly batchTimeoutMs: number;
 }
 
+/** How a service's batches commit. */
+export interface BatchCommit {
+  /**
+   * Commit without waiting for the WAL flush (`synchronous_commit = off` for the batch's
+   * transaction only). Only for work that is safe to lose in a crash and redo: a crash may undo
+   * the last few hundred milliseconds of such commits, never corrupt them, and the next round
+   * does them again. Default false: the server's own `synchronous_commit` (which may be stricter
+   * than `on`, as `remote_apply`) stays.
+   */
+  readonly asynchronous?: boolean;
+}
+
 /** Checks a batched service's configuration once, at construction. */
 export function assertBatchedServiceConfig(config: BatchedServiceConfig): void {
   if (!(Number.isSafeInteger(config.intervalMs) && config.intervalMs > 0)) throw new RangeError('intervalMs must be a positive integer');
@@ -44,14 +56,16 @@ export abstract class LeaderRoundService<Result> {
   readonly #lockKey: string;
   readonly #timing: BatchedServiceConfig;
   readonly #name: string;
+  readonly #asynchronousCommit: boolean;
   protected readonly logger: MaintenanceLogger;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<Result> | undefined;
   #started = false;
   #stopRequested = false;
 
-  protected constructor(context: SqlContext, lockKey: string, timing: BatchedServiceConfig, name: string, logger: MaintenanceLogger) {
+  protected constructor(context: SqlContext, lockKey: string, timing: BatchedServiceConfig, name: string, logger: MaintenanceLogger, commit: BatchCommit = {}) {
     assertBatchedServiceConfig(timing);
+    this.#asynchronousCommit = commit.asynchronous ?? false;
     this.#context = context;
     this.#lockKey = lockKey;
     this.#timing = timing;
@@ -104,9 +118,12 @@ export abstract class LeaderRoundService<Result> {
     const started = performance.now();
     const timeout = `${this.#timing.batchTimeoutMs}ms`;
     const outcome = await this.#context.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('lock_timeout', ${timeout}, true), set_config('statement_timeout', ${timeout}, true),
-                       set_config('idle_in_transaction_session_timeout', ${timeout}, true)`.execute(trx);
-      const locked = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${this.#lockKey}, 0)) AS locked`.execute(trx);
+      // One round trip: the settings, then the lock (a try-lock never waits, so lock_timeout has nothing to bound there).
+      const locked = await sql<{ locked: boolean }>`
+        SELECT set_config('lock_timeout', ${timeout}, true), set_config('statement_timeout', ${timeout}, true),
+               set_config('idle_in_transaction_session_timeout', ${timeout}, true),
+               set_config('synchronous_commit', coalesce(${this.#asynchronousCommit ? 'off' : null}, current_setting('synchronous_commit')), true),
+               pg_try_advisory_xact_lock(hashtextextended(${this.#lockKey}, 0)) AS locked`.execute(trx);
       if (!locked.rows[0]?.locked) return undefined;
       return { result: await work(withExecutor(this.#context, trx)) };
     });

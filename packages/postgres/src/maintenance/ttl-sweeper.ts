@@ -44,7 +44,8 @@ const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, targetBatchMs: 20, minB
 
 /**
  * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time,
- * in short batches by primary key, until a batch comes back short.
+ * in short batches in expiry order, each starting where the one before it stopped, until a batch
+ * comes back short.
  */
 export class TtlSweeper extends LeaderRoundService<SweepResult> {
   readonly config: Required<TtlSweeperConfig>;
@@ -58,7 +59,10 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
     if (!(Number.isSafeInteger(resolved.minBatchSize) && resolved.minBatchSize > 0 && resolved.minBatchSize <= resolved.batchSize)) {
       throw new RangeError('sweeper.minBatchSize must be a positive integer no larger than batchSize');
     }
-    super(context, `mcp-tasks:ttl-sweeper:${schema}`, resolved, 'TTL sweep', logger);
+    // Asynchronous commits: a batch never waits for its WAL flush, which is where a checkpoint's
+    // fsyncs stall it. A crash can only bring back rows that had expired (they read as absent),
+    // and the next sweep deletes them again: the sweep is idempotent.
+    super(context, `mcp-tasks:ttl-sweeper:${schema}`, resolved, 'TTL sweep', logger, { asynchronous: true });
     this.config = resolved;
     this.#size = resolved.batchSize;
   }
@@ -71,6 +75,8 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   protected async round(): Promise<SweepResult> {
     let deleted = 0;
     let batches = 0;
+    // Where the next batch starts in the expiry index: at the last expiry this sweep deleted.
+    let from: Date | undefined;
     for (;;) {
       const size = this.#size;
       // The DELETE alone is what grows with the batch (and what holds its row locks); the
@@ -78,12 +84,14 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
       let deleteMs = 0;
       const led = await this.batch(async (context) => {
         const started = performance.now();
-        const count = await deleteExpiredTasks(context, size);
+        const outcome = await deleteExpiredTasks(context, size, from);
         deleteMs = performance.now() - started;
-        return count;
+        return outcome;
       });
       if (!led) return batches === 0 ? this.skipped() : { ran: true, deleted, batches };
-      const { result: count, tookMs } = led;
+      const { result, tookMs } = led;
+      const count = result.deleted;
+      from = result.lastExpiresAt ?? from;
       deleted += count;
       batches += 1;
       this.#size = this.#nextSize(size, deleteMs);
