@@ -53,11 +53,14 @@ async function claimLatency(context: BenchContext, samples: number): Promise<num
     else began?.(performance.now());
     return { content: [] };
   };
+  // The blocker first, while neither node claims: a node whose claim query is in flight holds
+  // that slot, so a start then would queue the blocker, and idle B might claim it.
+  const blocker = await a.start({ owner: owner(), tool: 'job', args: { block: true }, execute: job });
   a.registerTool('job', { execute: job as never, resumable: false });
   b.registerTool('job', { execute: job as never, resumable: false });
-  const blocker = await a.start({ owner: owner(), tool: 'job', args: { block: true }, execute: job });
   const values: number[] = [];
   try {
+    if (a.running !== 1) throw new Error('the blocker does not run on A');
     await waitUntil(() => nodeB.listener?.state === 'listening', 10_000, 'B listens');
     for (let i = 0; i < samples + 5; i += 1) {
       const started = new Promise<number>((resolve) => (began = resolve));
