@@ -1,7 +1,7 @@
 import type { TaskRef, TaskSnapshot } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { toTaskSnapshot, type TaskSnapshotRow } from '../schema/task-snapshot-row.js';
+import { toTaskSnapshot, type TaskSnapshotRow } from '../schema/task-row.js';
 import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
 
