@@ -37,10 +37,12 @@ export const DEFAULT_HOST_SCOPE = 'host';
 export function defaultOwnerResolver(options: DefaultOwnerOptions = {}): OwnerResolver {
   const hostScope = options.hostScope ?? DEFAULT_HOST_SCOPE;
   const scopeOf = typeof hostScope === 'function' ? hostScope : () => hostScope;
-  return ({ authInfo, request, serverName }) => {
+  // `request` is read only for a caller without a subject: a host may build it on first read (the direct path does).
+  return (owner) => {
+    const { authInfo, serverName } = owner;
     const sub = authInfo?.extra?.['sub'];
     return {
-      subject: typeof sub === 'string' && sub !== '' ? sub : scopeOf(request),
+      subject: typeof sub === 'string' && sub !== '' ? sub : scopeOf(owner.request),
       server: serverName,
       clientId: authInfo?.clientId ?? '',
       resource: authInfo?.resource === undefined ? '' : String(authInfo.resource),
