@@ -150,7 +150,12 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
     return;
   }
   res.writeHead(response.status, headers);
+  // What the stream has ready in this turn of the event loop (a listen's acknowledgement and, when
+  // it follows nothing, its close) goes out with the headers in one write, not one write each: a
+  // flood of short listens is mostly those writes. The headers still leave in this turn.
+  res.cork();
   res.flushHeaders();
+  process.nextTick(() => res.uncork());
   const reader = response.body.getReader();
   try {
     for (;;) {
