@@ -119,8 +119,8 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
         `and the node's memory comes back (above). So a victim's read waits behind what the attacker's ${LOOPS} loops have queued in the node, ` +
         `at the share of a core the node gets (the flooded node used ${median(series.cpuShare).toFixed(2)} cores; the attacker's own process about half a core more): ` +
         `roughly the loops times a request's cost, divided by that share. A CPU profile of the node (\`node:inspector\`, the flood only): ` +
-        `a refused listen costs about 0.16–0.17 ms of its CPU (0.21–0.26 ms before refusals were answered on the direct path, without a WHATWG \`Request\`, ` +
-        `the handler chain or a \`Response\`), most of it Node's own (the connection, the HTTP parser, the socket write and close) and GC; ` +
+        `a refused listen costs about 0.10–0.14 ms of its CPU on a quiet host (0.21–0.26 ms on a busier one before refusals were answered on the direct path, without a WHATWG \`Request\`, ` +
+        `the handler chain or a \`Response\`, and before the edge's authorization stopped building two \`Request\`s per request), most of it Node's own (the connection, the HTTP parser, the socket write and close) and GC; ` +
         `an acknowledged one about 1.2 ms: the SDK serving the listen for its checks (an \`McpServer\` per request with every tool registered, ` +
         `about a fifth), the follow query (about an eighth), socket writes (two a listen, now one) and GC. Cheaper refusals do not shrink the flood's ` +
         `share by themselves: a refused loop sends its next listen at once, so they come faster (up to 2 800 listens/s on a quiet host). Holding each refusal until its ` +
