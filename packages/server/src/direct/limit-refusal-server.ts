@@ -46,6 +46,7 @@ export function limitRefusalServer(options: LimitRefusalServerOptions): (request
       if (error instanceof InFlightLimitError) return limitRefusal(limited.id, error);
       throw error;
     }
+    // Not reached: nothing awaited since the checks above, so one of the two refused.
     return undefined;
   };
 }
