@@ -8,12 +8,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
-import { defaultOwnerResolver, defineTool, McpTasks, type McpTasksHandler } from '@mcp-tasks/server';
+import { ownerKey, type TaskOwner } from '@mcp-tasks/core';
+import { defaultOwnerResolver, defineTool, McpTasks, OwnerInFlightCap, OwnerRateLimiter, withTaskListen, type McpTasksHandler } from '@mcp-tasks/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import * as z from 'zod';
+import { limitRefusalServer } from '../packages/server/src/direct/limit-refusal-server.js';
 import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
@@ -460,5 +462,68 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       await limited.runtime.close();
       await limitedSdk.runtime.close();
     }
+  });
+
+  it('a listen over its rate limit is refused on the direct path with the SDK path\'s 429, and one it admits is left to that path untaken', async () => {
+    const limited = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
+    const limitedSdk = new McpTasks({ store: tasks.runtime.store, rateLimit: { requestsPerSecond: 0.01, burst: 1 } });
+    const a = limited.handler({ name: 'direct-test', version: '1.2.3', tools: [] });
+    const b = limitedSdk.handler({ name: 'direct-test', version: '1.2.3', tools: [], directTasks: false });
+    try {
+      const ask: Ask = { method: 'subscriptions/listen', params: { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAAAA'] } }, auth: BOB };
+      // Within its limit the listen is the SDK path's, and asking took no token: the one token still admits it.
+      assert.equal(await takenDirectly(a, ask), false);
+      const [firstDirect, firstSdk] = [await send(a, ask), await send(b, ask)];
+      assert.equal(firstDirect.status, 200, firstDirect.body);
+      assert.deepEqual(firstDirect, firstSdk);
+      assert.equal(await takenDirectly(a, ask), true);
+      const normalise = (exchange: Exchange) => ({ ...exchange, body: exchange.body.replace(/after [0-9]+ ms/, 'after N ms').replace(/"retryAfterMs":[0-9.]+/, '"retryAfterMs":0') });
+      const [viaDirect, viaSdk] = [await send(a, ask), await send(b, ask)];
+      assert.equal(viaDirect.status, 429);
+      assert.deepEqual(normalise(viaDirect), normalise(viaSdk));
+    } finally {
+      await a.close();
+      await b.close();
+      await limited.runtime.close();
+      await limitedSdk.runtime.close();
+    }
+  });
+
+  it("a listen past its owner's in-flight cap is refused on the direct path as the SDK path's edge refuses it, taking its token as that does", async () => {
+    const serverName = 'direct-test';
+    const resolveOwner = defaultOwnerResolver();
+    const bob = ownerKey(resolveOwner({ authInfo: BOB, serverName }) as TaskOwner);
+    const limitsOf = () => ({ rateLimiter: new OwnerRateLimiter({ requestsPerSecond: 0.01, burst: 2 }), inFlight: new OwnerInFlightCap({ maxPerOwner: 1 }) });
+    const [directLimits, edgeLimits] = [limitsOf(), limitsOf()];
+    const refusals = limitRefusalServer({ resolveOwner, serverName, ...directLimits });
+    const edge = withTaskListen(sdk, { runtime: tasks.runtime, ownerOf: async (authInfo, request) => resolveOwner({ authInfo, request, serverName }), ...edgeLimits });
+    // One request of Bob's under way on each.
+    const leaveDirect = directLimits.inFlight.enter(bob);
+    const leaveEdge = edgeLimits.inFlight.enter(bob);
+    const ask: Ask = { method: 'subscriptions/listen', params: { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAAAA'] } }, auth: BOB };
+    const { request, body } = build(ask);
+    const served = await refusals({ method: 'POST', header: (name) => request.headers.get(name) ?? undefined, body, authInfo: BOB, toRequest: () => request });
+    assert.ok(served, 'the direct path answers the refusal');
+    const viaEdge = await within(edge.fetch(build(ask).request, { parsedBody: body, authInfo: BOB }), 10_000, 'the edge answered');
+    const edgeHeaders: Record<string, string> = {};
+    viaEdge.headers.forEach((value, name) => (edgeHeaders[name] = value));
+    assert.deepEqual({ status: served.status, headers: { ...served.headers }, body: served.body }, { status: viaEdge.status, headers: edgeHeaders, body: await viaEdge.text() });
+    assert.equal(served.status, 429);
+    leaveDirect();
+    leaveEdge();
+    // Each refusal took one of the two tokens, as the edge's does: one is left on each.
+    for (const { rateLimiter } of [directLimits, edgeLimits]) {
+      assert.equal(rateLimiter.take(bob), 0);
+      assert.ok(rateLimiter.take(bob) > 0);
+    }
+  });
+
+  it("the direct path builds no WHATWG Request for a caller whose token names its subject (the default owner needs none)", async () => {
+    const ask: Ask = { method: 'tasks/get', params: { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' }, auth: BOB };
+    const { request, body } = build(ask);
+    let built = 0;
+    const served = await direct.serveDirect({ method: 'POST', header: (name) => request.headers.get(name) ?? undefined, body, authInfo: BOB, toRequest: () => (built += 1, request) });
+    assert.ok(served, 'served directly');
+    assert.equal(built, 0);
   });
 });

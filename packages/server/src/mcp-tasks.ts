@@ -27,6 +27,7 @@ import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from '
 import { taskRequestServer } from './direct/task-request-server.js';
 import { toolCallServer } from './direct/tool-call-server.js';
 import { withTaskRequests, type DirectServe, type McpTasksHandler } from './direct/with-task-requests.js';
+import { limitRefusalServer } from './direct/limit-refusal-server.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
 import { tasksUpdate } from './handlers/tasks-update.js';
@@ -241,7 +242,11 @@ export class McpTasks {
             maxArgumentBytes: this.#maxArgumentBytes,
           })
         : undefined;
-    const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request));
+    // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
+    const serveRefusals = direct
+      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight })
+      : undefined;
+    const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request));
     const front = withTaskRequests(listen, serve);
     return Object.assign(withBodyChecks(front), { serveDirect: serve });
   }

@@ -25,12 +25,22 @@ export interface EdgeAuthOptions {
   readonly scopesSupported?: readonly string[];
 }
 
+/**
+ * What {@link EdgeAuth} reads of a request: a WHATWG `Request` is one, and a node:http edge passes
+ * these three without building one for every request it serves.
+ */
+export interface EdgeAuthRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: { get(name: string): string | null };
+}
+
 /** The edge's authorization: the RFC 9728 documents and the bearer-token gate. */
 export interface EdgeAuth {
   /** The protected resource metadata document for `url`, or undefined when `url` is not one. */
-  metadata(request: Request, mcpPaths: readonly string[]): Response | undefined;
+  metadata(request: EdgeAuthRequest, mcpPaths: readonly string[]): Response | undefined;
   /** The verified token of a request to the MCP path `mcpPath`, or the 401/403 to answer. */
-  authenticate(request: Request, mcpPath: string): Promise<AuthInfo | Response>;
+  authenticate(request: EdgeAuthRequest, mcpPath: string): Promise<AuthInfo | Response>;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -42,7 +52,7 @@ const WELL_KNOWN = '/.well-known/oauth-protected-resource';
  * gets 401 with `WWW-Authenticate: Bearer …, resource_metadata="…"` (the SDK's bearer helpers).
  */
 export function createEdgeAuth(options: EdgeAuthOptions): EdgeAuth {
-  const resourceOf = (request: Request, path: string) => new URL(path, options.publicOrigin ?? new URL(request.url).origin);
+  const resourceOf = (request: EdgeAuthRequest, path: string) => new URL(path, options.publicOrigin ?? new URL(request.url).origin);
   return {
     metadata(request, mcpPaths) {
       const path = new URL(request.url).pathname.replace(/\/$/, '');

@@ -8,6 +8,7 @@ import type { HandlerDeps } from '../handlers/handler-deps.js';
 import { tasksCancel } from '../handlers/tasks-cancel.js';
 import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
+import { limitRefusal } from '../limits/limit-refusal.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
@@ -67,14 +68,14 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     if (owner === undefined) return undefined;
     if (rateLimiter) {
       const retryAfterMs = rateLimiter.take(ownerKey(owner));
-      if (retryAfterMs > 0) return refused(fast, new RateLimitedError(retryAfterMs), String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+      if (retryAfterMs > 0) return limitRefusal(fast.id, new RateLimitedError(retryAfterMs));
     }
     let leave: ReleaseSlot = () => {};
     if (inFlight) {
       try {
         leave = inFlight.enter(ownerKey(owner));
       } catch (error) {
-        if (error instanceof InFlightLimitError) return refused(fast, error, '1');
+        if (error instanceof InFlightLimitError) return limitRefusal(fast.id, error);
         throw error;
       }
     }
@@ -120,14 +121,6 @@ function contextOf(fast: FastTaskRequest, authInfo: DirectRequest['authInfo']): 
     },
     http: authInfo === undefined ? undefined : { authInfo },
   } as unknown as ServerContext;
-}
-
-function refused(fast: FastTaskRequest, error: RateLimitedError | InFlightLimitError, retryAfter: string): DirectResponse {
-  return {
-    status: 429,
-    headers: { 'content-type': 'application/json', 'retry-after': retryAfter },
-    body: JSON.stringify({ jsonrpc: '2.0', id: fast.id, error: error.toJSON() }),
-  };
 }
 
 /** The SDK's answer when its pre-dispatch scope challenge throws. */

@@ -42,6 +42,26 @@ export class OwnerRateLimiter {
 
   /** Takes one token of `key`'s bucket: 0 when granted, otherwise the milliseconds until one is back. */
   take(key: string): number {
+    const bucket = this.#refilled(key);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return this.#wait(bucket);
+  }
+
+  /**
+   * What {@link take} would answer, without taking: 0 when a token is there (none is taken), otherwise
+   * the milliseconds until one is back, with the bookkeeping of a refused take (so a refusal decided
+   * here leaves the bucket as `take` refusing would).
+   */
+  retryAfter(key: string): number {
+    const bucket = this.#refilled(key);
+    return bucket.tokens >= 1 ? 0 : this.#wait(bucket);
+  }
+
+  /** `key`'s bucket refilled to now, made the most recently used. */
+  #refilled(key: string): Bucket {
     const now = this.#now();
     let bucket = this.#buckets.get(key);
     if (bucket) {
@@ -54,10 +74,10 @@ export class OwnerRateLimiter {
     }
     // Re-inserted last: the Map's order is the recency order.
     this.#buckets.set(key, bucket);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
-      return 0;
-    }
+    return bucket;
+  }
+
+  #wait(bucket: Bucket): number {
     return ((1 - bucket.tokens) / this.requestsPerSecond) * 1000;
   }
 

@@ -1,0 +1,15 @@
+import { InFlightLimitError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
+import type { RequestId } from '@modelcontextprotocol/server';
+import type { DirectResponse } from '../direct/direct-exchange.js';
+
+/**
+ * The answer to a request a limit refused: the JSON-RPC error, HTTP 429, and for a rate limit
+ * `Retry-After` in whole seconds (the error's `data.retryAfterMs` is exact). An in-flight refusal
+ * says 1 s: the node cannot know when the owner's own requests will be answered.
+ */
+export function limitRefusal(id: RequestId | null, error: JsonRpcError): DirectResponse {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (error instanceof RateLimitedError) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+  else if (error instanceof InFlightLimitError) headers['retry-after'] = '1';
+  return { status: 429, headers, body: JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() }) };
+}
