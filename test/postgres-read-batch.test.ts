@@ -1,5 +1,6 @@
-// The reads of one event-loop turn go to PostgreSQL as one statement (polling clients are the hot
-// path), and each still gets exactly its own owner's answer: what a read alone would give.
+// Reads asked while a read is under way go to PostgreSQL together, as one statement (polling
+// clients are the hot path); a read with none under way goes at once. Each still gets exactly its
+// own owner's answer: what a read alone would give.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newTaskId, type NewTask, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
@@ -44,7 +45,7 @@ async function created(owner: TaskOwner, ttlMs?: number | null): Promise<TaskRef
 }
 
 describe('reads asked together', { timeout: 60_000 }, () => {
-  it('go out as one statement, and each gets what it would get alone: its own, none of another owner\'s, nothing expired', async () => {
+  it('go out as one statement behind the first, and each gets what it would get alone: its own, none of another owner\'s, nothing expired', async () => {
     const a1 = await created(alice);
     const a2 = await created(alice);
     const b1 = await created(bob);
@@ -57,7 +58,7 @@ describe('reads asked together', { timeout: 60_000 }, () => {
     for (const ref of refs) alone.push(await store.read(ref));
     sent.length = 0;
     const together = await within(Promise.all(refs.map((ref) => store.read(ref))), 10_000, 'the reads');
-    assert.deepEqual(sent, ['mcp_tasks_read_task_batch'], 'one statement for the seven reads');
+    assert.deepEqual(sent, ['mcp_tasks_read_task', 'mcp_tasks_read_task_batch'], 'the first at once, the six asked meanwhile in one statement');
     assert.deepEqual(together, alone);
     assert.deepEqual(
       together.map((snapshot) => snapshot?.status),
@@ -67,11 +68,12 @@ describe('reads asked together', { timeout: 60_000 }, () => {
     assert.equal(together[2]?.inputs['ok']?.request.method, 'elicitation/create');
   });
 
-  it('a read alone is the single-row statement', async () => {
+  it('a read with none under way is the single-row statement, sent at once (not at the end of the turn)', async () => {
     const ref = await created(alice);
     sent.length = 0;
-    assert.equal((await store.read(ref))?.status, 'working');
-    assert.deepEqual(sent, ['mcp_tasks_read_task']);
+    const read = store.read(ref);
+    assert.deepEqual(sent, ['mcp_tasks_read_task'], 'sent before read() returned');
+    assert.equal((await within(read, 10_000, 'the read'))?.status, 'working');
   });
 
   it('an owner with control characters in its name reads nothing, and fails no read beside it', async () => {
@@ -79,7 +81,7 @@ describe('reads asked together', { timeout: 60_000 }, () => {
     const odd = { taskId: ref.taskId, owner: ownerNamed('mallory\u0000\n') };
     sent.length = 0;
     const [good, strange, again] = await within(Promise.all([store.read(ref), store.read(odd), store.read(ref)]), 10_000, 'the reads');
-    assert.deepEqual(sent, ['mcp_tasks_read_task_batch']);
+    assert.deepEqual(sent, ['mcp_tasks_read_task', 'mcp_tasks_read_task_batch']);
     assert.equal(good?.status, 'working');
     assert.equal(strange, undefined);
     assert.equal(again?.status, 'working');
@@ -91,6 +93,6 @@ describe('reads asked together', { timeout: 60_000 }, () => {
     sent.length = 0;
     const snapshots = await within(Promise.all(many.map((ref) => store.read(ref))), 10_000, 'the reads');
     assert.deepEqual(snapshots.map((s) => s?.taskId), many.map((ref) => ref.taskId));
-    assert.deepEqual(sent, ['mcp_tasks_read_task_batch', 'mcp_tasks_read_task_batch', 'mcp_tasks_read_task_batch'], '150 reads in batches of 64');
+    assert.deepEqual(sent, ['mcp_tasks_read_task', 'mcp_tasks_read_task_batch', 'mcp_tasks_read_task_batch', 'mcp_tasks_read_task_batch'], 'the first, then 149 in batches of 64');
   });
 });

@@ -16,21 +16,30 @@ interface Waiting {
 export const MAX_READ_BATCH = 64;
 
 /**
- * Joins the reads asked within one turn of the event loop into one statement. Polling clients
- * are the hot path: under load many `tasks/get` arrive in the same turn, and each statement costs
- * a round trip, a protocol exchange on the node and an execution on the server whatever it
- * reads. A read alone still goes out as the single-row statement, at the end of the turn
- * (`setImmediate`: after the turn's I/O callbacks, so nothing waits for a timer).
+ * Joins reads into one statement while reads are under way. Polling clients are the hot path:
+ * under load many `tasks/get` arrive in the same turn of the event loop, and each statement
+ * costs a round trip, a protocol exchange on the node and an execution on the server whatever it
+ * reads. So a read that finds no read statement in flight goes at once (alone it waits for
+ * nothing, and its round trip overlaps the rest of the turn's work), and the reads that arrive
+ * while one is in flight go together at the end of the turn (`setImmediate`: after the turn's
+ * I/O callbacks, never a timer).
  */
 export class ReadBatcher {
   #waiting: Waiting[] = [];
   #scheduled = false;
+  /** Read statements sent and not yet answered. */
+  #inFlight = 0;
 
   constructor(readonly statements: ReadStatements) {}
 
   read(ref: TaskRef): Promise<TaskSnapshot | undefined> {
     return new Promise((resolve, reject) => {
-      this.#waiting.push({ ref, resolve, reject });
+      const waiting = { ref, resolve, reject };
+      if (this.#inFlight === 0 && this.#waiting.length === 0) {
+        void this.#run([waiting]);
+        return;
+      }
+      this.#waiting.push(waiting);
       if (this.#scheduled) return;
       this.#scheduled = true;
       setImmediate(() => this.#flush());
@@ -45,16 +54,21 @@ export class ReadBatcher {
   }
 
   async #run(batch: readonly Waiting[]): Promise<void> {
-    if (batch.length === 1) {
-      const [only] = batch as [Waiting];
-      await this.statements.one(only.ref).then(only.resolve, only.reject);
-      return;
-    }
+    this.#inFlight += 1;
     try {
-      const snapshots = await this.statements.many(batch.map((waiting) => waiting.ref));
-      batch.forEach((waiting, i) => waiting.resolve(snapshots[i]));
-    } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      if (batch.length === 1) {
+        const [only] = batch as [Waiting];
+        await this.statements.one(only.ref).then(only.resolve, only.reject);
+        return;
+      }
+      try {
+        const snapshots = await this.statements.many(batch.map((waiting) => waiting.ref));
+        batch.forEach((waiting, i) => waiting.resolve(snapshots[i]));
+      } catch (error) {
+        for (const waiting of batch) waiting.reject(error);
+      }
+    } finally {
+      this.#inFlight -= 1;
     }
   }
 }
