@@ -174,6 +174,33 @@ describe('one owner\'s share of a node', () => {
       }
     });
 
+    it('an owner that keeps opening listens past its stream cap gets its refusals held once past its prompt share', { timeout: 30_000 }, async () => {
+      const handler = serve({ rateLimit: false, listenStreams: { maxPerOwner: 1 }, refusalHold: { holdMs: 400, promptPerSecond: 1, promptBurst: 1, random: () => 0 } });
+      const taskId = await createTask(handler, 'mallory');
+      const abort = new AbortController();
+      // With its Content-Length, as a node:http host's request has it: a hold keeps only requests of a known, small size.
+      const listen = () => {
+        const params = { notifications: { taskIds: [taskId] } };
+        const body = requestBody('subscriptions/listen', params, true);
+        const headers = { ...requestHeaders('subscriptions/listen', params), 'content-length': String(Buffer.byteLength(body)) };
+        return handler.fetch(new Request('http://localhost/mcp', { method: 'POST', headers, body, signal: abort.signal }), { authInfo: authOf('mallory') });
+      };
+      try {
+        await firstMessage(await listen());
+        const prompt = performance.now();
+        assert.equal((await listen()).status, 429);
+        assert.ok(performance.now() - prompt < 150, 'the first refusal is in the prompt share');
+        const held = performance.now();
+        const refused = await listen();
+        assert.ok(performance.now() - held >= 190, `the next one is held (${(performance.now() - held).toFixed(0)} ms)`);
+        assert.equal(refused.status, 429);
+        assert.deepEqual(((await refused.json()) as any).error.data, { limit: 'listenStreams.maxPerOwner', max: 1 }, 'a held refusal is the cap\'s own answer');
+      } finally {
+        abort.abort();
+        await call(handler, 'mallory', 'tasks/cancel', { taskId });
+      }
+    });
+
     it('a per-owner cap that is not below the node\'s is refused at construction', () => {
       assert.throws(() => new McpTasks({ store, listenStreams: { maxPerOwner: 10, maxPerNode: 10 } }), /maxPerOwner \(10\) must be below maxPerNode \(10\)/);
     });

@@ -1,8 +1,9 @@
-import type { InFlightOptions, RateLimitOptions } from '@mcp-tasks/server';
+import type { InFlightOptions, RateLimitOptions, RefusalHoldOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
 import { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
 import { inFlightFromEnv } from './limits/in-flight-env.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
+import { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
 
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
 export interface DemoConfig {
@@ -29,6 +30,8 @@ export interface DemoConfig {
   readonly rateLimit?: RateLimitOptions | false | undefined;
   /** Per-owner cap on task operations under way at once (`MCP_TASKS_MAX_IN_FLIGHT`: a positive integer or `off`); absent: the library's default. */
   readonly inFlight?: InFlightOptions | false | undefined;
+  /** How long a refusal of those limits past an owner's prompt share is held (`MCP_TASKS_REFUSAL_HOLD_MS`: milliseconds or `off`); absent: the library's default. */
+  readonly refusalHold?: RefusalHoldOptions | false | undefined;
   /** The operator console at `/console` (`MCP_TASKS_CONSOLE_TOKEN`; needs `DATABASE_URL`); absent: off. */
   readonly console?: ConsoleConfig | undefined;
   /** How often the maintenance leader counts the cluster's tasks (`MCP_TASKS_CLUSTER_STATS_MS`); default 15 000. */
@@ -57,6 +60,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
     inFlight: inFlightFromEnv(env['MCP_TASKS_MAX_IN_FLIGHT']),
+    refusalHold: refusalHoldFromEnv(env['MCP_TASKS_REFUSAL_HOLD_MS']),
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
     upstream: env['MCP_TASKS_UPSTREAM_URL']

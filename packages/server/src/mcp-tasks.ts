@@ -23,6 +23,7 @@ import { withBodyChecks } from './handlers/with-body-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
+import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
 import { toolCallServer } from './direct/tool-call-server.js';
@@ -74,6 +75,14 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly inFlight?: InFlightOptions | false;
   /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
   readonly listenStreams?: ListenStreamCapOptions | false;
+  /**
+   * Paces the refusals of these limits: past a prompt share per owner (10 a second, burst 20), a
+   * refused request is answered after about a second, so a caller that retries at once sends
+   * about one request a second per connection instead of one per refusal. At most 256 held per
+   * owner and 1 000 per node, requests of at most 16 KiB; past them a refusal is answered at once.
+   * `false` answers every refusal at once.
+   */
+  readonly refusalHold?: RefusalHoldOptions | false;
   /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
   readonly listTasks?: ListTasksPolicy;
 }
@@ -154,6 +163,7 @@ export class McpTasks {
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #inFlight: OwnerInFlightCap | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
+  readonly #refusalHold: RefusalHold | undefined;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
   readonly #proxies = new Set<UpstreamProxy>();
@@ -162,11 +172,12 @@ export class McpTasks {
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, listTasks, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, ...runtimeOptions } = options;
     this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
+    this.#refusalHold = refusalHold === false ? undefined : new RefusalHold(refusalHold);
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
@@ -225,6 +236,7 @@ export class McpTasks {
           tracer: this.#tracer,
           rateLimiter: this.#rateLimiter,
           inFlight: this.#inFlight,
+          refusalHold: this.#refusalHold,
           onerror,
           ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
         })
@@ -244,7 +256,7 @@ export class McpTasks {
         : undefined;
     // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
     const serveRefusals = direct
-      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight })
+      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight, refusalHold: this.#refusalHold })
       : undefined;
     const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request));
     const front = withTaskRequests(listen, serve);
@@ -285,6 +297,8 @@ export class McpTasks {
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
+      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
       tracer: this.#tracer,
       cancelled: (ref) => {
         for (const proxy of this.#proxies) proxy.cancelled(ref);
@@ -410,6 +424,7 @@ export class McpTasks {
       ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
       ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
     });
     this.#listens.add(listen);
     return listen;
@@ -420,6 +435,7 @@ export class McpTasks {
    * ends the open task listen streams (after a last look at their tasks, so the failures go out).
    */
   async drain(deadlineMs: number): Promise<void> {
+    this.#refusalHold?.stop();
     await this.runtime.drain(deadlineMs);
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
@@ -428,6 +444,7 @@ export class McpTasks {
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
     for (const proxy of this.#proxies) proxy.stop();
+    this.#refusalHold?.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();

@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { contentLengthOf } from '../limits/content-length.js';
 
 /**
  * One HTTP request as a host that already holds it parsed hands it to
@@ -12,6 +13,8 @@ export interface DirectRequest {
   header(name: string): string | undefined;
   /** The parsed JSON body of a POST. */
   readonly body: unknown;
+  /** The body's length in bytes, when the host knows it; else its `Content-Length` is taken (a refusal is held only for a small request). */
+  readonly bodyBytes?: number | undefined;
   /** The validated token, when the endpoint has authorization. */
   readonly authInfo?: AuthInfo | undefined;
   /**
@@ -42,4 +45,9 @@ export function directRequestOf(request: Request, body: unknown, authInfo: AuthI
     authInfo,
     toRequest: () => request,
   };
+}
+
+/** The body length of `request`: what its host says, else its `Content-Length`; `undefined` when neither is known. */
+export function bodyBytesOf(request: DirectRequest): number | undefined {
+  return request.bodyBytes ?? contentLengthOf(request.header('content-length'));
 }

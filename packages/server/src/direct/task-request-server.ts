@@ -9,12 +9,13 @@ import { tasksCancel } from '../handlers/tasks-cancel.js';
 import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
 import { limitRefusal } from '../limits/limit-refusal.js';
+import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { bodyBytesOf, type DirectRequest, type DirectResponse } from './direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
@@ -31,6 +32,8 @@ export interface TaskRequestServerOptions {
   readonly rateLimiter?: OwnerRateLimiter | undefined;
   /** The per-owner in-flight cap, the same one the SDK path's requests count against. */
   readonly inFlight?: OwnerInFlightCap | undefined;
+  /** Paces the refusals of both, as on the SDK path. */
+  readonly refusalHold?: RefusalHold | undefined;
   readonly onerror?: ((error: Error) => void) | undefined;
   /** Wraps `tasks/cancel`, as the SDK path's is wrapped (a proxied task is cancelled upstream too). */
   readonly cancelling?: ((deps: HandlerDeps, cancel: TaskHandler) => TaskHandler) | undefined;
@@ -51,7 +54,7 @@ const HANDLERS: Readonly<Record<FastTaskMethod, (deps: HandlerDeps) => TaskHandl
  * else, which the caller hands to the SDK path unchanged.
  */
 export function taskRequestServer(options: TaskRequestServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter, inFlight } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter, inFlight, refusalHold } = options;
   const report = (error: unknown) => {
     try {
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -66,16 +69,17 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     const authInfo = request.authInfo;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
+    const refuse = (error: RateLimitedError | InFlightLimitError) => heldRefusal(refusalHold, ownerKey(owner), bodyBytesOf(request), limitRefusal(fast.id, error));
     if (rateLimiter) {
       const retryAfterMs = rateLimiter.take(ownerKey(owner));
-      if (retryAfterMs > 0) return limitRefusal(fast.id, new RateLimitedError(retryAfterMs));
+      if (retryAfterMs > 0) return refuse(new RateLimitedError(retryAfterMs));
     }
     let leave: ReleaseSlot = () => {};
     if (inFlight) {
       try {
         leave = inFlight.enter(ownerKey(owner));
       } catch (error) {
-        if (error instanceof InFlightLimitError) return limitRefusal(fast.id, error);
+        if (error instanceof InFlightLimitError) return refuse(error);
         throw error;
       }
     }

@@ -3,6 +3,7 @@ import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
 import type { ListenStreamCaps } from '../limits/listen-stream-caps.js';
+import type { RefusalHold } from '../limits/refusal-hold.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { ListTasksPolicy } from './legacy-capability.js';
 import { rpcError } from './legacy-json-rpc.js';
@@ -17,6 +18,8 @@ export interface LegacyTasksDeps {
   readonly onerror: (error: Error) => void;
   /** Caps on open streams per owner and node, shared with the task listen streams: a `tasks/result` stream takes a slot. */
   readonly streamCaps?: ListenStreamCaps;
+  /** Paces the refusals of those caps, as a task listen's are. */
+  readonly refusalHold?: RefusalHold;
   /** Request spans, as the SDK path's `tasks/*` get them. */
   readonly tracer?: McpRequestTracer;
   /** Told of each task this serving cancelled, at once (a proxied task's upstream task is cancelled from here, as 2026's `tasks/cancel` does). */

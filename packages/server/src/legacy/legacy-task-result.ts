@@ -3,6 +3,8 @@ import type { RequestId } from '@modelcontextprotocol/server';
 import { readTaskId } from '../handlers/read-task-id.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
+import { contentLengthOf } from '../limits/content-length.js';
+import { heldRefusal } from '../limits/refusal-hold.js';
 import { KEEPALIVE_FRAME, messageFrame, SSE_HEADERS } from '../listen/sse.js';
 import { inputRequestId } from './input-request-id.js';
 import { ownedTask, type LegacyCall, type LegacyTasksDeps } from './legacy-deps.js';
@@ -39,7 +41,9 @@ export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall,
   try {
     release = deps.streamCaps?.admit(ownerKey(owned.ref.owner)) ?? release;
   } catch (error) {
-    if (error instanceof LimitReachedError) return limitResponse(call.id, error);
+    if (error instanceof LimitReachedError) {
+      return heldRefusal(deps.refusalHold, ownerKey(owned.ref.owner), contentLengthOf(call.request.headers.get('content-length')), limitResponse(call.id, error));
+    }
     throw error;
   }
   return new Response(resultStream(deps, call, owned.ref, owned.record, open, release), { status: 200, headers: SSE_HEADERS });

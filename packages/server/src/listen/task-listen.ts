@@ -10,6 +10,8 @@ import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps
 import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
+import { contentLengthOf } from '../limits/content-length.js';
+import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
 import { atTokenExpiry } from './token-expiry.js';
 import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
@@ -41,6 +43,8 @@ export interface TaskListenOptions {
   readonly inFlight?: OwnerInFlightCap;
   /** Caps on open task listen streams, per owner and per node (shared by every handler of one `McpTasks`). */
   readonly streamCaps?: ListenStreamCaps;
+  /** Paces the refusals of these limits (shared by every handler of one `McpTasks`). */
+  readonly refusalHold?: RefusalHold;
 }
 
 /**
@@ -96,6 +100,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
   };
   const open = new Set<OpenStream>();
+  const refused = (request: Request, key: string, answer: Response) => heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), answer);
 
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
@@ -114,12 +119,12 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       const owner = await ownerOnce();
       const key = owner ? ownerKey(owner) : undefined;
       const retryAfterMs = key && options.rateLimiter ? options.rateLimiter.take(key) : 0;
-      if (retryAfterMs > 0) return limitResponse(limited.id, new RateLimitedError(retryAfterMs));
+      if (key && retryAfterMs > 0) return refused(request, key, limitResponse(limited.id, new RateLimitedError(retryAfterMs)));
       if (key && options.inFlight) {
         try {
           leave = options.inFlight.enter(key);
         } catch (error) {
-          if (error instanceof InFlightLimitError) return limitResponse(limited.id, error);
+          if (error instanceof InFlightLimitError) return refused(request, key, limitResponse(limited.id, error));
           throw error;
         }
       }
@@ -160,7 +165,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       try {
         release = options.streamCaps.admit(listenOwner ? ownerKey(listenOwner) : '');
       } catch (error) {
-        if (error instanceof JsonRpcError) return limitResponse(listen.id, error);
+        if (error instanceof JsonRpcError) return refused(request, listenOwner ? ownerKey(listenOwner) : '', limitResponse(listen.id, error));
         throw error;
       }
     }
