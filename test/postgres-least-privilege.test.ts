@@ -16,12 +16,14 @@ const quiet = { warn: () => {}, error: () => {} };
 const suffix = randomBytes(4).toString('hex');
 const MIGRATOR = `mcp_tasks_migrator_${suffix}`;
 const NODE = `mcp_tasks_node_${suffix}`;
+// A server that asks for passwords (the embedded one uses scram-sha-256) gets one; a trusting one ignores it.
+const PASSWORD = randomBytes(12).toString('hex');
 
 /** The grants of docs/security.md, for a database and the two roles. */
 function grants(database: string): string[] {
   return [
-    `CREATE ROLE ${MIGRATOR} LOGIN`,
-    `CREATE ROLE ${NODE} LOGIN`,
+    `CREATE ROLE ${MIGRATOR} LOGIN PASSWORD '${PASSWORD}'`,
+    `CREATE ROLE ${NODE} LOGIN PASSWORD '${PASSWORD}'`,
     `GRANT CONNECT, CREATE ON DATABASE ${database} TO ${MIGRATOR}`,
     `GRANT CONNECT ON DATABASE ${database} TO ${NODE}`,
   ];
@@ -40,7 +42,7 @@ const NODE_GRANTS = [
 function as(url: string, role: string): string {
   const u = new URL(url);
   u.username = role;
-  u.password = '';
+  u.password = PASSWORD;
   return u.toString();
 }
 

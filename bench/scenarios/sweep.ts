@@ -18,7 +18,12 @@ const owner: TaskOwner = { subject: 'sweep-reader', server: 'bench', clientId: '
 
 /** Checkpoints the server has begun (timed and requested), which stall writes while they flush (log_checkpoints shows the same). */
 async function checkpointCount(admin: pg.Pool): Promise<number> {
-  const { rows } = await admin.query<{ n: string }>('SELECT (checkpoints_timed + checkpoints_req)::text AS n FROM pg_stat_bgwriter');
+  // PostgreSQL 17 moved the counts from pg_stat_bgwriter to pg_stat_checkpointer (the embedded server is 18).
+  const { rows: [view] } = await admin.query<{ checkpointer: boolean }>("SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL AS checkpointer");
+  const sql = view!.checkpointer
+    ? 'SELECT (num_timed + num_requested)::text AS n FROM pg_stat_checkpointer'
+    : 'SELECT (checkpoints_timed + checkpoints_req)::text AS n FROM pg_stat_bgwriter';
+  const { rows } = await admin.query<{ n: string }>(sql);
   return Number(rows[0]!.n);
 }
 
