@@ -37,7 +37,7 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
   const tokens = { [VICTIM_TOKEN]: { sub: 'victim', clientId: 'bench', scopes: [] }, [ATTACKER_TOKEN]: { sub: 'attacker', clientId: 'bench', scopes: [] } };
   const tokensPath = path.join(dir, 'tokens.json');
   await writeFile(tokensPath, JSON.stringify(tokens));
-  // The node's default limits (the per-owner rate limit and in-flight cap, the stream caps): what a deployment runs.
+  // The node's default limits (the per-owner rate limit and in-flight cap, the stream caps, the refusal hold): what a deployment runs.
   const env = { MCP_TASKS_TOKENS: tokensPath, MCP_TASKS_LEASE_MS: String(LEASE_MS), MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_RATE_LIMIT: '', MCP_TASKS_MAX_IN_FLIGHT: '' };
   const nodes: DemoNode[] = [];
   try {
@@ -109,33 +109,29 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       { name: 'flooded node CPU per request during the flood (listens and the victim\'s reads)', unit: 'ms', values: series.cpuPerRequest, digits: 2 },
     ];
     const notes: string[] = [];
-    // Whatever the ratio: what the flooded node's profile showed.
     notes.push(
-      `What the flood costs the victim's reads follows the flooded node's share of the machine's cores, not any one slow step. Measured inside the node during the flood ` +
-        `(\`perf_hooks\` event-loop delay and GC entries, its main thread's /proc schedstat, in 1 s windows): the main thread waits on the run queue ` +
-        `about as long as it runs, or longer when the host is busier (0.4 s waiting and 0.4 s running of each second in one round; 0.7 s waiting ` +
-        `against 0.25 s running in a busier one), and no callback in its CPU profile runs long: the event loop's long gaps (30–180 ms) come with those waits. ` +
-        `Young-generation GC takes 40–70 ms of each second of the flood (pauses of 10–40 ms) and none outside it; no major GC stands out, ` +
-        `and the node's memory comes back (above). So a victim's read waits behind what the attacker's ${LOOPS} loops have queued in the node, ` +
-        `at the share of a core the node gets (the flooded node used ${median(series.cpuShare).toFixed(2)} cores; the attacker's own process about half a core more): ` +
-        `roughly the loops times a request's cost, divided by that share. A CPU profile of the node (\`node:inspector\`, the flood only): ` +
-        `a refused listen costs about 0.10–0.14 ms of its CPU on a quiet host (0.21–0.26 ms on a busier one before refusals were answered on the direct path, without a WHATWG \`Request\`, ` +
-        `the handler chain or a \`Response\`, and before the edge's authorization stopped building two \`Request\`s per request), most of it Node's own (the connection, the HTTP parser, the socket write and close) and GC; ` +
-        `an acknowledged one about 1.2 ms: the SDK serving the listen for its checks (an \`McpServer\` per request with every tool registered, ` +
-        `about a fifth), the follow query (about an eighth), socket writes (two a listen, now one) and GC. Cheaper refusals do not shrink the flood's ` +
-        `share by themselves: a refused loop sends its next listen at once, so they come faster (up to 2 800 listens/s on a quiet host). Holding each refusal until its ` +
-        `Retry-After (1 s) was tried and is worse (p99 209 and 103 ms against 76 and 24 ms in runs interleaved with it): the held loops wake together and arrive in bursts.`,
+      `Refusals are paced (\`McpTasks({ refusalHold })\`, on by default): past an owner's prompt share (20, then 10 a second) a refused listen is ` +
+        `answered after 0.5–1.5 s, so each of the attacker's ${LOOPS} loops sends about one listen a second once refused, and the flooded node ` +
+        `answered ${median(series.listens).toFixed(0)} listens a second at ${median(series.cpuShare).toFixed(2)} cores. Without the hold the same loops drew ` +
+        `about 2 800 refusals a second from the node (0.46 cores, a refusal about 0.13 ms of its CPU: the connection, the HTTP parse, ` +
+        `the token, the write and close, mostly Node's own), the victim's read waited behind them at the share of a core the node got, and ` +
+        `the ratio was 5.10 × (4.41–5.49) on the same quiet machine. Holding every refusal for exactly its \`Retry-After\` (1 s), without ` +
+        `jitter or a prompt share, was measured worse in an earlier round: the held loops came back together. What is left during the ` +
+        `flood is mostly the acknowledged listens, within the owner's rate limit (about 55 a second, each about 1.2 ms of node CPU: the SDK ` +
+        `serving the listen for its checks with a per-request \`McpServer\`, and the follow query of 100 ids). The hold bounds what it keeps ` +
+        `(256 per owner, 1 000 per node): in a single run with 320 loops, the 64 past the owner's cap were answered at once and the ratio ` +
+        `was 8.8 ×; that many connections from one client is for the load balancer's per-client connection limit.`,
     );
     return {
       number: 10,
       title: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
       method:
         `Three demo nodes (their own processes, bearer tokens from a token table, a ${LEASE_MS / 1000} s lease, the default limits: ` +
-        `the per-owner rate limit and in-flight cap, the listen stream caps). A victim owner starts ${VICTIM_TASKS} \`slow_compute\` tasks on the first node ` +
+        `the per-owner rate limit and in-flight cap, the listen stream caps, the refusal hold). A victim owner starts ${VICTIM_TASKS} \`slow_compute\` tasks on the first node ` +
         `that run there until after the flood, and reads them with \`tasks/get\` on that node at ${VICTIM_READS_PER_S}/s (open loop) for ${baselineMs / 1000} s ` +
         `without a flood, then for ${floodMs / 1000} s while one attacker owner, in a process of its own, runs ${LOOPS} loops that open \`subscriptions/listen\` ` +
         `streams on it naming ${IDS_PER_LISTEN} unknown task ids each (a new connection each), hold each ${HOLD_MS} ms after its ack and open the next ` +
-        `(past the owner's in-flight cap, stream cap or rate a listen is refused). A lease after the flood the victim's tasks are read on another node ` +
+        `(past the owner's in-flight cap, stream cap or rate a listen is refused, and past its prompt share the refusal is held). A lease after the flood the victim's tasks are read on another node ` +
         `(each must still be working: the node kept its lease) and must then complete. The load generator shares the machine with the nodes ` +
         `and PostgreSQL. The flooded node's RSS (/proc) just before the flood and ${settleMs / 1000} s after it` +
         `${context.quick ? ' (quick mode: the full run waits a minute)' : ''}.`,

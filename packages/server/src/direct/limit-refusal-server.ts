@@ -4,10 +4,10 @@ import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
-import { bodyBytesOf, type DirectRequest, type DirectResponse } from './direct-exchange.js';
+import type { DirectRequest, DirectResponse } from './direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
-import { limitRefusal } from '../limits/limit-refusal.js';
-import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
+import { heldLimitRefusal } from '../limits/limit-refusal.js';
+import type { RefusalHold } from '../limits/refusal-hold.js';
 
 /** What {@link limitRefusalServer} needs: the limits and the owner of the SDK path's listen edge. */
 export interface LimitRefusalServerOptions {
@@ -40,13 +40,12 @@ export function limitRefusalServer(options: LimitRefusalServerOptions): (request
     const rateRefuses = rateLimiter !== undefined && rateLimiter.retryAfter(key) > 0;
     if (!rateRefuses && !(inFlight !== undefined && inFlight.inFlight(key) >= inFlight.maxPerOwner)) return undefined;
     // One of them refuses: the SDK path's steps from here, so a refusal by the in-flight cap still takes its token.
-    const refuse = (error: RateLimitedError | InFlightLimitError) => heldRefusal(refusalHold, key, bodyBytesOf(request), limitRefusal(limited.id, error));
     const retryAfterMs = rateLimiter ? rateLimiter.take(key) : 0;
-    if (retryAfterMs > 0) return refuse(new RateLimitedError(retryAfterMs));
+    if (retryAfterMs > 0) return heldLimitRefusal(refusalHold, key, request, limited.id, new RateLimitedError(retryAfterMs));
     try {
       inFlight?.enter(key)();
     } catch (error) {
-      if (error instanceof InFlightLimitError) return refuse(error);
+      if (error instanceof InFlightLimitError) return heldLimitRefusal(refusalHold, key, request, limited.id, error);
       throw error;
     }
     // Not reached: nothing awaited since the checks above, so one of the two refused.

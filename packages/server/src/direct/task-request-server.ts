@@ -8,14 +8,14 @@ import type { HandlerDeps } from '../handlers/handler-deps.js';
 import { tasksCancel } from '../handlers/tasks-cancel.js';
 import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
-import { limitRefusal } from '../limits/limit-refusal.js';
-import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
+import { heldLimitRefusal } from '../limits/limit-refusal.js';
+import type { RefusalHold } from '../limits/refusal-hold.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
 import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
-import { bodyBytesOf, type DirectRequest, type DirectResponse } from './direct-exchange.js';
+import type { DirectRequest, DirectResponse } from './direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
@@ -69,17 +69,16 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     const authInfo = request.authInfo;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
-    const refuse = (error: RateLimitedError | InFlightLimitError) => heldRefusal(refusalHold, ownerKey(owner), bodyBytesOf(request), limitRefusal(fast.id, error));
     if (rateLimiter) {
       const retryAfterMs = rateLimiter.take(ownerKey(owner));
-      if (retryAfterMs > 0) return refuse(new RateLimitedError(retryAfterMs));
+      if (retryAfterMs > 0) return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, new RateLimitedError(retryAfterMs));
     }
     let leave: ReleaseSlot = () => {};
     if (inFlight) {
       try {
         leave = inFlight.enter(ownerKey(owner));
       } catch (error) {
-        if (error instanceof InFlightLimitError) return refuse(error);
+        if (error instanceof InFlightLimitError) return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, error);
         throw error;
       }
     }

@@ -1,6 +1,7 @@
 import { InFlightLimitError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
-import type { DirectResponse } from '../direct/direct-exchange.js';
+import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../direct/direct-exchange.js';
+import { heldRefusal, type RefusalHold } from './refusal-hold.js';
 
 /**
  * The answer to a request a limit refused: the JSON-RPC error, HTTP 429, and for a rate limit
@@ -12,4 +13,9 @@ export function limitRefusal(id: RequestId | null, error: JsonRpcError): DirectR
   if (error instanceof RateLimitedError) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   else if (error instanceof InFlightLimitError) headers['retry-after'] = '1';
   return { status: 429, headers, body: JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() }) };
+}
+
+/** {@link limitRefusal} for a direct `request` of `ownerKey`, once `hold` (if any) let it go. */
+export function heldLimitRefusal(hold: RefusalHold | undefined, ownerKey: string, request: DirectRequest, id: RequestId | null, error: JsonRpcError): DirectResponse | Promise<DirectResponse> {
+  return heldRefusal(hold, ownerKey, bodyBytesOf(request), limitRefusal(id, error));
 }
