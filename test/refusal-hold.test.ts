@@ -26,47 +26,47 @@ describe('the refusal hold', { timeout: 30_000 }, () => {
   it('answers an owner\'s refusals at once within its prompt share and holds the next for half to one and a half times holdMs', async () => {
     const hold = new RefusalHold({ holdMs: 400, promptPerSecond: 1, promptBurst: 3, random: () => 0 });
     for (let i = 0; i < 3; i += 1) {
-      const { value, ms } = await timed(hold.hold('mallory', 100, `prompt ${i}`));
+      const { value, ms } = await timed(hold.hold('mallory', 100, 'rateLimit', `prompt ${i}`));
       assert.equal(value, `prompt ${i}`);
       assert.ok(ms < 100, `a refusal within the prompt share is answered at once (${ms.toFixed(0)} ms)`);
     }
-    const held = await timed(within(hold.hold('mallory', 100, 'held'), 5_000, 'a held refusal'));
+    const held = await timed(within(hold.hold('mallory', 100, 'rateLimit', 'held'), 5_000, 'a held refusal'));
     assert.equal(held.value, 'held');
     assert.ok(held.ms >= 190, `past its prompt share a refusal waits at least half the hold (${held.ms.toFixed(0)} ms)`);
     const longest = new RefusalHold({ holdMs: 200, promptPerSecond: 1, promptBurst: 1, random: () => 0.999 });
-    await longest.hold('mallory', 100, 'prompt');
-    const late = await timed(within(longest.hold('mallory', 100, 'held'), 5_000, 'a held refusal'));
+    await longest.hold('mallory', 100, 'rateLimit', 'prompt');
+    const late = await timed(within(longest.hold('mallory', 100, 'rateLimit', 'held'), 5_000, 'a held refusal'));
     assert.ok(late.ms >= 290 && late.ms < 1_000, `and at most one and a half times it (${late.ms.toFixed(0)} ms)`);
     assert.equal(longest.size, 0, 'an answered refusal is no longer held');
   });
 
   it('keeps each owner\'s prompt share and held count on its own, so one owner\'s refusals never hold another\'s', async () => {
     const hold = new RefusalHold({ holdMs: 10_000, promptPerSecond: 1, promptBurst: 1, maxPerOwner: 2 });
-    await hold.hold('mallory', 100, 'prompt');
-    const mallory = [hold.hold('mallory', 100, 'held'), hold.hold('mallory', 100, 'held')];
+    await hold.hold('mallory', 100, 'rateLimit', 'prompt');
+    const mallory = [hold.hold('mallory', 100, 'rateLimit', 'held'), hold.hold('mallory', 100, 'rateLimit', 'held')];
     assert.equal(hold.size, 2);
-    const third = await timed(hold.hold('mallory', 100, 'past the owner cap'));
+    const third = await timed(hold.hold('mallory', 100, 'rateLimit', 'past the owner cap'));
     assert.ok(third.ms < 100, 'past the owner\'s cap a refusal is answered at once, as without the hold');
-    const alice = await timed(hold.hold('alice', 100, 'alice'));
+    const alice = await timed(hold.hold('alice', 100, 'rateLimit', 'alice'));
     assert.ok(alice.ms < 100, 'another owner\'s first refusal is in its own prompt share');
     hold.stop();
     assert.deepEqual(await within(Promise.all(mallory), 1_000, 'stop answers what is held'), ['held', 'held']);
     assert.equal(hold.size, 0);
-    const later = await timed(hold.hold('mallory', 100, 'after stop'));
+    const later = await timed(hold.hold('mallory', 100, 'rateLimit', 'after stop'));
     assert.ok(later.ms < 100, 'once stopped, a refusal is answered at once');
   });
 
   it('holds at most maxPerNode refusals and only requests of a known length up to maxRequestBytes', async () => {
     const hold = new RefusalHold({ holdMs: 10_000, promptPerSecond: 1, promptBurst: 1, maxPerOwner: 5, maxPerNode: 5, maxRequestBytes: 1_000 });
     const owners = ['a', 'b', 'c', 'd', 'e', 'f'];
-    for (const owner of owners) await hold.hold(owner, 100, 'prompt');
-    const held = owners.slice(0, 5).map((owner) => hold.hold(owner, 100, owner));
+    for (const owner of owners) await hold.hold(owner, 100, 'rateLimit', 'prompt');
+    const held = owners.slice(0, 5).map((owner) => hold.hold(owner, 100, 'rateLimit', owner));
     assert.equal(hold.size, 5);
     for (const [bytes, what] of [[100, 'past the node cap'], [undefined, 'no Content-Length']] as const) {
-      const answer = await timed(hold.hold('f', bytes, what));
+      const answer = await timed(hold.hold('f', bytes, 'rateLimit', what));
       assert.ok(answer.ms < 100, `${what}: answered at once`);
     }
-    const large = await timed(hold.hold('a', 1_001, 'too large'));
+    const large = await timed(hold.hold('a', 1_001, 'rateLimit', 'too large'));
     assert.ok(large.ms < 100, 'a request larger than maxRequestBytes is answered at once (the hold would keep its body)');
     hold.stop();
     await within(Promise.all(held), 1_000, 'the held refusals');
@@ -148,6 +148,13 @@ describe('a demo node with the refusal hold', { timeout: 120_000 }, () => {
     }
     assert.equal(aliceRead.value.error?.code, -32602, `another owner is served: ${JSON.stringify(aliceRead.value.body)}`);
     assert.ok(aliceRead.ms < 150, `another owner's request is not held (${aliceRead.ms.toFixed(0)} ms)`);
+    // The node counts its refusals by limit and by whether they were held (refusals are never logged).
+    const metrics = await within(fetch(`${paced.base}/metrics`).then((response) => response.text()), 10_000, 'the node\'s metrics');
+    const samples = [...metrics.matchAll(/^mcp_tasks_limit_refusals_total\{([^}]*)\} (\S+)$/gm)].map(([, labels, value]) => ({ labels: labels!, value: Number(value) }));
+    const refusals = (held: boolean) => samples.filter((sample) => sample.labels.includes(`mcp_tasks_refusal_held="${held}"`)).reduce((sum, sample) => sum + sample.value, 0);
+    assert.ok(samples.some((sample) => sample.labels.includes('mcp_tasks_limit="rateLimit"')), `refusals are counted by limit: ${JSON.stringify(samples)}`);
+    assert.ok(refusals(false) >= 20, `the prompt share's refusals are counted as not held: ${refusals(false)}`);
+    assert.ok(refusals(true) >= 1 && refusals(true) + refusals(false) === refused.length, `every refusal is counted once (held ${refusals(true)}, prompt ${refusals(false)}, refused ${refused.length})`);
 
     // The same loops against a node without the hold: what the hold saves.
     const unpacedReplies = await retryLoops(unpaced.url);

@@ -37,6 +37,7 @@ export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './l
 export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 export { RefusalHold, DEFAULT_REFUSAL_HOLD, type RefusalHoldOptions } from './limits/refusal-hold.js';
+export { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
 export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';
 export { StreamableHttp2025Client, type StreamableHttp2025Options } from './proxy/streamable-http-2025.js';

@@ -23,6 +23,7 @@ import { withBodyChecks } from './handlers/with-body-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
+import { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
@@ -163,7 +164,7 @@ export class McpTasks {
   readonly #rateLimiter: OwnerRateLimiter | undefined;
   readonly #inFlight: OwnerInFlightCap | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
-  readonly #refusalHold: RefusalHold | undefined;
+  readonly #refusalHold: RefusalHold;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
   readonly #proxies = new Set<UpstreamProxy>();
@@ -177,7 +178,7 @@ export class McpTasks {
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
-    this.#refusalHold = refusalHold === false ? undefined : new RefusalHold(refusalHold);
+    this.#refusalHold = new RefusalHold(refusalHold, new LimitRefusalCounter(runtimeOptions.telemetry?.meterProvider));
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
@@ -297,8 +298,7 @@ export class McpTasks {
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
-      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
-      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
+      refusalHold: this.#refusalHold,
       tracer: this.#tracer,
       cancelled: (ref) => {
         for (const proxy of this.#proxies) proxy.cancelled(ref);
@@ -424,7 +424,7 @@ export class McpTasks {
       ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
       ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
-      ...(this.#refusalHold ? { refusalHold: this.#refusalHold } : {}),
+      refusalHold: this.#refusalHold,
     });
     this.#listens.add(listen);
     return listen;
@@ -435,7 +435,7 @@ export class McpTasks {
    * ends the open task listen streams (after a last look at their tasks, so the failures go out).
    */
   async drain(deadlineMs: number): Promise<void> {
-    this.#refusalHold?.stop();
+    this.#refusalHold.stop();
     await this.runtime.drain(deadlineMs);
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
@@ -444,7 +444,7 @@ export class McpTasks {
   /** Stops the runtime, then the node's services, then closes the store. */
   async close(): Promise<void> {
     for (const proxy of this.#proxies) proxy.stop();
-    this.#refusalHold?.stop();
+    this.#refusalHold.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();

@@ -1,6 +1,7 @@
 import { ErrorCode, isTerminal, JsonRpcError, LimitReachedError, logSafe, outstandingInputs, ownerKey, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { readTaskId } from '../handlers/read-task-id.js';
+import { limitNameOf } from '../limits/limit-refusal.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import { contentLengthOf } from '../limits/content-length.js';
@@ -42,7 +43,8 @@ export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall,
     release = deps.streamCaps?.admit(ownerKey(owned.ref.owner)) ?? release;
   } catch (error) {
     if (error instanceof LimitReachedError) {
-      return heldRefusal(deps.refusalHold, ownerKey(owned.ref.owner), contentLengthOf(call.request.headers.get('content-length')), limitResponse(call.id, error));
+      const bytes = contentLengthOf(call.request.headers.get('content-length'));
+      return heldRefusal(deps.refusalHold, ownerKey(owned.ref.owner), bytes, limitNameOf(error), limitResponse(call.id, error));
     }
     throw error;
   }

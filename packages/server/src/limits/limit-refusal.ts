@@ -1,4 +1,4 @@
-import { InFlightLimitError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
+import { InFlightLimitError, LimitReachedError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../direct/direct-exchange.js';
 import { heldRefusal, type RefusalHold } from './refusal-hold.js';
@@ -17,5 +17,11 @@ export function limitRefusal(id: RequestId | null, error: JsonRpcError): DirectR
 
 /** {@link limitRefusal} for a direct `request` of `ownerKey`, once `hold` (if any) let it go. */
 export function heldLimitRefusal(hold: RefusalHold | undefined, ownerKey: string, request: DirectRequest, id: RequestId | null, error: JsonRpcError): DirectResponse | Promise<DirectResponse> {
-  return heldRefusal(hold, ownerKey, bodyBytesOf(request), limitRefusal(id, error));
+  return heldRefusal(hold, ownerKey, bodyBytesOf(request), limitNameOf(error), limitRefusal(id, error));
+}
+
+/** The limit that refused, as its error names it (`data.limit`), or `rateLimit`. */
+export function limitNameOf(error: JsonRpcError): string {
+  if (error instanceof RateLimitedError) return 'rateLimit';
+  return error instanceof InFlightLimitError || error instanceof LimitReachedError ? error.limit : 'unknown';
 }

@@ -1,3 +1,4 @@
+import type { LimitRefusalCounter } from './limit-refusal-counter.js';
 import { OwnerRateLimiter } from './owner-rate-limiter.js';
 
 /** Options of {@link RefusalHold}. */
@@ -38,7 +39,8 @@ interface Held {
  *
  * What a hold keeps is bounded: a count per owner and per node, and only small requests; past
  * either a refusal is answered at once, as without the hold. {@link stop} answers every held
- * refusal at once, and every later one (a node that drains or closes).
+ * refusal at once, and every later one (a node that drains or closes). Built with `false`, it holds
+ * nothing and only counts.
  */
 export class RefusalHold {
   readonly holdMs: number;
@@ -47,11 +49,15 @@ export class RefusalHold {
   readonly maxRequestBytes: number;
   readonly #prompt: OwnerRateLimiter;
   readonly #random: () => number;
+  readonly #counter: LimitRefusalCounter | undefined;
   readonly #byOwner = new Map<string, number>();
   readonly #held = new Set<Held>();
   #stopped = false;
 
-  constructor(options: RefusalHoldOptions = {}) {
+  constructor(holdOptions: RefusalHoldOptions | false = {}, counter?: LimitRefusalCounter) {
+    const options = holdOptions === false ? {} : holdOptions;
+    this.#stopped = holdOptions === false;
+    this.#counter = counter;
     this.holdMs = positive(options.holdMs ?? DEFAULT_REFUSAL_HOLD.holdMs, 'holdMs');
     this.maxPerOwner = count(options.maxPerOwner ?? DEFAULT_REFUSAL_HOLD.maxPerOwner, 'maxPerOwner');
     this.maxPerNode = count(options.maxPerNode ?? Math.max(DEFAULT_REFUSAL_HOLD.maxPerNode, this.maxPerOwner), 'maxPerNode');
@@ -63,17 +69,15 @@ export class RefusalHold {
   }
 
   /**
-   * `answer`, once the refusal of `ownerKey`'s request of `requestBytes` (its `Content-Length`,
-   * `undefined` when it has none) has waited its hold: at once within the owner's prompt share,
-   * past a cap, or for a request too large (or of unknown length) to keep.
+   * `answer`, once the refusal by `limit` of `ownerKey`'s request of `requestBytes` (its body's
+   * length, `undefined` when unknown) has waited its hold: at once within the owner's prompt
+   * share, past a cap, or for a request too large (or of unknown length) to keep.
    */
-  hold<T>(ownerKey: string, requestBytes: number | undefined, answer: T): Promise<T> {
-    if (this.#stopped || this.#prompt.take(ownerKey) === 0) return Promise.resolve(answer);
-    const owned = this.#byOwner.get(ownerKey) ?? 0;
-    if (requestBytes === undefined || requestBytes > this.maxRequestBytes || owned >= this.maxPerOwner || this.#held.size >= this.maxPerNode) {
-      return Promise.resolve(answer);
-    }
-    this.#byOwner.set(ownerKey, owned + 1);
+  hold<T>(ownerKey: string, requestBytes: number | undefined, limit: string, answer: T): Promise<T> {
+    const held = !this.#stopped && this.#prompt.take(ownerKey) > 0 && this.#keeps(ownerKey, requestBytes);
+    this.#counter?.refused(limit, held);
+    if (!held) return Promise.resolve(answer);
+    this.#byOwner.set(ownerKey, (this.#byOwner.get(ownerKey) ?? 0) + 1);
     return new Promise<T>((resolve) => {
       const held: Held = {
         timer: setTimeout(() => held.answer(), this.holdMs * (0.5 + this.#random())),
@@ -88,6 +92,12 @@ export class RefusalHold {
       };
       this.#held.add(held);
     });
+  }
+
+  /** Whether a refusal of `ownerKey`'s request of `requestBytes` is within the caps of what is held. */
+  #keeps(ownerKey: string, requestBytes: number | undefined): boolean {
+    if (requestBytes === undefined || requestBytes > this.maxRequestBytes) return false;
+    return (this.#byOwner.get(ownerKey) ?? 0) < this.maxPerOwner && this.#held.size < this.maxPerNode;
   }
 
   /** Answers every held refusal now, and every later one at once. */
@@ -113,6 +123,6 @@ function count(value: number, name: string): number {
 }
 
 /** `answer` after `hold` held it ({@link RefusalHold.hold}), or at once without a hold. */
-export function heldRefusal<T>(hold: RefusalHold | undefined, ownerKey: string, requestBytes: number | undefined, answer: T): T | Promise<T> {
-  return hold ? hold.hold(ownerKey, requestBytes, answer) : answer;
+export function heldRefusal<T>(hold: RefusalHold | undefined, ownerKey: string, requestBytes: number | undefined, limit: string, answer: T): T | Promise<T> {
+  return hold ? hold.hold(ownerKey, requestBytes, limit, answer) : answer;
 }

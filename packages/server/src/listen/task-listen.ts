@@ -5,6 +5,7 @@ import { insufficientScopeResponse } from '../auth/insufficient-scope-response.j
 import { missingScopes } from '../auth/task-scopes.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
+import { limitNameOf } from '../limits/limit-refusal.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
@@ -100,7 +101,8 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
   };
   const open = new Set<OpenStream>();
-  const refused = (request: Request, key: string, answer: Response) => heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), answer);
+  const refused = (request: Request, key: string, id: RequestId, error: JsonRpcError) =>
+    heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), limitNameOf(error), limitResponse(id, error));
 
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
@@ -119,12 +121,12 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       const owner = await ownerOnce();
       const key = owner ? ownerKey(owner) : undefined;
       const retryAfterMs = key && options.rateLimiter ? options.rateLimiter.take(key) : 0;
-      if (key && retryAfterMs > 0) return refused(request, key, limitResponse(limited.id, new RateLimitedError(retryAfterMs)));
+      if (key && retryAfterMs > 0) return refused(request, key, limited.id, new RateLimitedError(retryAfterMs));
       if (key && options.inFlight) {
         try {
           leave = options.inFlight.enter(key);
         } catch (error) {
-          if (error instanceof InFlightLimitError) return refused(request, key, limitResponse(limited.id, error));
+          if (error instanceof InFlightLimitError) return refused(request, key, limited.id, error);
           throw error;
         }
       }
@@ -165,7 +167,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       try {
         release = options.streamCaps.admit(listenOwner ? ownerKey(listenOwner) : '');
       } catch (error) {
-        if (error instanceof JsonRpcError) return refused(request, listenOwner ? ownerKey(listenOwner) : '', limitResponse(listen.id, error));
+        if (error instanceof JsonRpcError) return refused(request, listenOwner ? ownerKey(listenOwner) : '', listen.id, error);
         throw error;
       }
     }

@@ -1,0 +1,20 @@
+import { metrics, type Counter, type MeterProvider } from '@opentelemetry/api';
+
+/**
+ * `mcp_tasks.limit.refusals`: requests a per-owner limit refused on this node, by the limit
+ * (`rateLimit`, `inFlight.maxPerOwner`, `listenStreams.maxPerOwner`, …) and whether the answer
+ * was held. A flood shows here before it shows anywhere else: refusals are never logged, so that a
+ * caller cannot fill the log with them.
+ */
+export class LimitRefusalCounter {
+  readonly #refusals: Counter;
+
+  constructor(meterProvider?: MeterProvider) {
+    const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter('@mcp-tasks/server');
+    this.#refusals = meter.createCounter('mcp_tasks.limit.refusals', { description: 'Requests refused by a per-owner limit on this node, by limit and whether the answer was held' });
+  }
+
+  refused(limit: string, held: boolean): void {
+    this.#refusals.add(1, { 'mcp_tasks.limit': limit, 'mcp_tasks.refusal.held': held });
+  }
+}
