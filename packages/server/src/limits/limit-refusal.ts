@@ -20,7 +20,7 @@ export function heldLimitRefusal(hold: RefusalHold | undefined, ownerKey: string
   return heldRefusal(hold, ownerKey, bodyBytesOf(request), limitNameOf(error), limitRefusal(id, error));
 }
 
-/** The limit that refused, as its error names it (`data.limit`), or `rateLimit`. */
+/** The limit that refused: `rateLimit`, or the cap its error names (`data.limit`). */
 export function limitNameOf(error: JsonRpcError): string {
   if (error instanceof RateLimitedError) return 'rateLimit';
   return error instanceof InFlightLimitError || error instanceof LimitReachedError ? error.limit : 'unknown';
