@@ -106,7 +106,17 @@ export function createEdge(options: EdgeOptions): RequestListener {
     const toRequest = () => (request ??= webRequestOf(req, res, url, body));
     if (req.method === 'POST' && handler.serveDirect) {
       // tasks/get|update|cancel and task-creating tools/call go from the parsed body to the socket: no WHATWG round trip.
-      const direct = await handler.serveDirect({ method: 'POST', header: (name) => headerOf(req, name), body: parsedBody, bodyBytes: body === undefined ? undefined : Buffer.byteLength(body), authInfo, toRequest });
+      // Its length is read only when a limit refuses it (the refusal hold keeps small requests only): not measured per request.
+      const direct = await handler.serveDirect({
+        method: 'POST',
+        header: (name) => headerOf(req, name),
+        body: parsedBody,
+        get bodyBytes() {
+          return body === undefined ? undefined : Buffer.byteLength(body);
+        },
+        authInfo,
+        toRequest,
+      });
       if (direct) {
         res.writeHead(direct.status, { ...direct.headers, 'content-length': String(Buffer.byteLength(direct.body)) }).end(direct.body);
         return;
