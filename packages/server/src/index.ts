@@ -33,6 +33,7 @@ export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token
 export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
 export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
 export { checkRequestBody } from './handlers/check-request-body.js';
+export { jsonTextTooDeep, MAX_JSON_DEPTH } from './handlers/json-depth.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';

@@ -20,6 +20,7 @@ import { classifySdkError } from './errors/classify-sdk-error.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
+import { refuseRequestBody } from './handlers/check-request-body.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
@@ -259,7 +260,9 @@ export class McpTasks {
     const serveRefusals = direct
       ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight, refusalHold: this.#refusalHold })
       : undefined;
-    const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request));
+    // A body the checks refuse (a batch, one nested too deep, an id that is none) is fetch's to answer, before any of these reads it.
+    const serve: DirectServe = async (request) =>
+      refuseRequestBody(request.body) ? undefined : ((await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request)));
     const front = withTaskRequests(listen, serve);
     return Object.assign(withBodyChecks(front), { serveDirect: serve });
   }

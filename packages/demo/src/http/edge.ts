@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { logSafe } from '@mcp-tasks/core';
-import type { McpTasksHandler } from '@mcp-tasks/server';
+import { jsonTextTooDeep, MAX_JSON_DEPTH, type McpTasksHandler } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth, EdgeAuthRequest } from '../auth/edge-auth.js';
 import type { ConsoleHandler } from '../console/console-handler.js';
@@ -96,6 +96,8 @@ export function createEdge(options: EdgeOptions): RequestListener {
         res.setHeader('connection', 'close');
         return jsonRpcError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes`);
       }
+      // Refused before the parse: nothing past the bound is ever walked (it overflowed the stack).
+      if (jsonTextTooDeep(body)) return jsonRpcError(res, 400, -32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         parsedBody = JSON.parse(body);
       } catch (error) {
