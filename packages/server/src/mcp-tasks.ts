@@ -21,6 +21,8 @@ import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
 import { refuseRequestBody } from './handlers/check-request-body.js';
+import { forbiddenBody, foreignRequest, originPolicyOf } from './handlers/request-origin.js';
+import { withOriginChecks } from './handlers/with-origin-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
@@ -130,6 +132,19 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
    * sends every request through the SDK.
    */
   readonly directTasks?: boolean;
+  /**
+   * Host names the `Host` header may name (no port; `[::1]` for IPv6), against DNS rebinding:
+   * others get 403 before anything else. Default `'any'`: a handler does not know where it is
+   * bound; a server on loopback should pass `LOOPBACK_HOSTS` (the demo does).
+   */
+  readonly allowedHosts?: readonly string[] | 'any';
+  /**
+   * Origins a browser's request may come from besides the server's own host name: origins
+   * (`https://app.example`) or host names; `'any'` turns the check off. Default none: a request
+   * with a foreign `Origin` gets 403 (the MCP transport asks servers to validate it); one without
+   * `Origin` (every non-browser client) is served.
+   */
+  readonly allowedOrigins?: readonly string[] | 'any';
 }
 
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
@@ -203,7 +218,8 @@ export class McpTasks {
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): McpTasksHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, ...listenOptions } = options;
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, ...listenOptions } = options;
+    const originPolicy = originPolicyOf(allowedHosts ?? 'any', allowedOrigins ?? []);
     const prepared = this.#prepare(tools);
     for (const mount of upstreams) {
       if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
@@ -264,7 +280,11 @@ export class McpTasks {
     const serve: DirectServe = async (request) =>
       refuseRequestBody(request.body) ? undefined : ((await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request)));
     const front = withTaskRequests(listen, serve);
-    return Object.assign(withBodyChecks(front), { serveDirect: serve });
+    const serveDirect: DirectServe = async (request) => {
+      const refusal = foreignRequest(request.header('host'), request.header('origin'), originPolicy);
+      return refusal ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbiddenBody(refusal) } : serve(request);
+    };
+    return Object.assign(withOriginChecks(withBodyChecks(front), originPolicy), { serveDirect });
   }
 
   /**
