@@ -17,6 +17,8 @@ import { TaskReadMemo } from './auth/task-read-memo.js';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
+import { clientMistakeKind } from './errors/client-mistake.js';
+import { ClientMistakeLog, type ClientMistakeLogOptions } from './errors/client-mistake-log.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
@@ -89,6 +91,12 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly refusalHold?: RefusalHoldOptions | false;
   /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
   readonly listTasks?: ListTasksPolicy;
+  /**
+   * Requests the SDK refuses as malformed (client mistakes) are counted
+   * (`mcp_tasks.client_mistakes`) and logged at most as one line a minute, without a stack,
+   * instead of reaching a handler's `onerror` each with its stack.
+   */
+  readonly clientMistakes?: ClientMistakeLogOptions;
 }
 
 /** Options of {@link McpTasks.listen}. */
@@ -181,6 +189,7 @@ export class McpTasks {
   readonly #inFlight: OwnerInFlightCap | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #refusalHold: RefusalHold;
+  readonly #mistakes: ClientMistakeLog;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
   readonly #proxies = new Set<UpstreamProxy>();
@@ -189,7 +198,8 @@ export class McpTasks {
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, clientMistakes, ...runtimeOptions } = options;
+    this.#mistakes = new ClientMistakeLog(runtimeOptions.telemetry?.meterProvider, clientMistakes);
     this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
@@ -236,7 +246,15 @@ export class McpTasks {
         this.#install(server, prepared, name, context, proxy);
         return server;
       },
-      { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
+      {
+        ...handlerOptions,
+        // A client's mistake is counted and sampled, never one stack per request in the host's log.
+        onerror: (error: Error) => {
+          const mistake = clientMistakeKind(error);
+          if (mistake) this.#mistakes.record(mistake, error);
+          else onerror?.(error);
+        },
+      },
     );
     const errors = onerror === undefined ? {} : { onerror };
     const legacy = this.enabled
