@@ -38,8 +38,9 @@ export type EdgeHandler = McpHttpHandler & Partial<Pick<McpTasksHandler, 'serveD
  * The node's HTTP edge: `GET /healthz` (liveness: the process serves HTTP), `GET /readyz`
  * (readiness: PostgreSQL and the control listener), `GET /metrics` (behind `metricsToken` when one is
  * set), and MCP at `/mcp` (and each path of `mounts`). A request whose Host header is malformed
- * gets 400 on every path, and one whose Host or Origin `originPolicy` does not serve 403. With `auth`, the MCP paths need a bearer token (401 otherwise) and their
- * protected resource metadata is served. It parses the body itself (bounded) and hands
+ * gets 400 on every path, and one whose Host or Origin `originPolicy` does not serve gets 403.
+ * With `auth`, the MCP paths need a bearer token (401 otherwise) and their protected resource
+ * metadata is served. It parses the body itself (bounded) and hands
  * `{ parsedBody, authInfo }` to the MCP handler (`McpTasks.handler`, which checks the body).
  */
 export function createEdge(options: EdgeOptions): RequestListener {

@@ -43,7 +43,7 @@ export class ClientMistakeLog {
     this.#lastLoggedAt = now;
     this.#left = new Map();
     // The message only (escaped, cut): its stack says nothing about the client.
-    const message = logSafe(`${error.message}`, 200);
+    const message = logSafe(error.message, 200);
     this.#log(`mcp-tasks: refused a malformed request (${kind}): ${message}${left === '' ? '' : `; also refused since the last such line: ${left}`}`);
   }
 }

@@ -1,10 +1,12 @@
 /**
  * How deep a request's JSON may nest (objects and arrays, the message itself counting one). MCP
- * messages need a handful of levels and tool arguments rarely a dozen; past this bound a body is
- * refused before anything walks it recursively (`JSON.stringify`, schema validation), where a
- * body nested 100 000 deep overflowed the stack and ended in a 500.
+ * messages need a handful of levels and tool arguments rarely a dozen; the store keeps values
+ * nested at most 64 deep, so this bound (above it, with the message's own levels) refuses nothing
+ * a task could hold. Past it a body is refused before anything walks it recursively
+ * (`JSON.stringify`, schema validation), where a body nested 100 000 deep overflowed the stack
+ * and ended in a 500.
  */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = 100;
 
 /** The sentence both refusals end with: what was wrong, without any of the value. */
 export const TOO_DEEP = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;

@@ -1,3 +1,5 @@
+import { ErrorCode } from '@mcp-tasks/core';
+
 /**
  * Which `Host` and `Origin` headers an endpoint serves (DNS rebinding protection). A page on
  * `attacker.example` whose name the attacker later points at 127.0.0.1 can make a browser send
@@ -69,7 +71,7 @@ function hostNameOf(host: string): string {
 
 /** The 403 answer's body: a JSON-RPC error, as the SDK's own Host/Origin helpers answer. */
 export function forbiddenBody(message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ServerError, message } });
 }
 
 /**
