@@ -99,7 +99,7 @@ describe('hostile bodies on a demo node', { timeout: 90_000 }, () => {
   });
 });
 
-describe('hostile bodies on a library host (McpTasks.handler)', () => {
+describe('hostile bodies on a library host (McpTasks.handler)', { timeout: 30_000 }, () => {
   const tasks = new McpTasks({ rateLimit: false });
   const handler = tasks.handler({
     name: 'lib',

@@ -80,7 +80,7 @@ describe('prototype keys', { timeout: 90_000 }, () => {
   });
 });
 
-describe('prototype keys on the SDK path of a library host (directTasks: false)', () => {
+describe('prototype keys on the SDK path of a library host (directTasks: false)', { timeout: 30_000 }, () => {
   const tasks = new McpTasks({ rateLimit: false });
   const handler = tasks.handler({
     name: 'lib',

@@ -67,7 +67,7 @@ describe('a listen stream and its token', () => {
   });
 });
 
-describe('a 2025-11-25 tasks/result stream and its token', () => {
+describe('a 2025-11-25 tasks/result stream and its token', { timeout: 60_000 }, () => {
   let node: DemoServer;
   let dir: string;
   let expiresAt: number;
