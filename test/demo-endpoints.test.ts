@@ -56,7 +56,8 @@ describe('the open endpoints of a node', { timeout: 60_000 }, () => {
       }
     }
     assert.equal(await statusWithHost(port, '/healthz', `127.0.0.1:${port}`), 200);
-    assert.equal(await statusWithHost(port, '/healthz', 'mcp.example.com'), 200);
+    // Well-formed but not a name a loopback node serves (DNS rebinding): 403, not 400.
+    assert.equal(await statusWithHost(port, '/healthz', 'mcp.example.com'), 403);
     assert.equal(await statusWithHost(port, '/healthz', '[::1]:3000'), 200);
   });
 

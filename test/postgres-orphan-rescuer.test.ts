@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { FlakyTaskStore } from './support/flaky-task-store.js';
 import { within } from './support/within.js';
 import { listeningNode } from './support/listening-node.js';
+import pg from 'pg';
 
 const quiet = { warn: () => {}, error: () => {} };
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'rescue', clientId: 'client', resource: '' });
@@ -98,6 +99,65 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
     const round = await within(other.rescuer!.runOnce(), 5_000, 'a rescue round');
     assert.equal(round.ran, false);
     assert.equal((await store.get(task))?.status, 'working');
+  });
+
+  test('a task queued longer than the grace and just claimed is not rescued before its run registers: the grace counts from the claim', async (t) => {
+    // Built, not started: the rounds below are the only ones; its registry holds nothing, as the
+    // runtime's does between a claim's commit and the run's registration.
+    const claimer = new PostgresTaskNode(store, { nodeId: 'node-claimer', logger: quiet, listener: false, lease: false, reaper: false, sweeper: false, rescuer: { graceMs: GRACE_MS } });
+    t.after(() => claimer.stop());
+    claimer.attachRuns({ holds: () => false });
+    const queued = await store.create(
+      { taskId: `t${randomUUID().replaceAll('-', '')}`, owner: owner(), tool: 'queued-tool', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: null },
+      { maxLive: Infinity },
+    );
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 2));
+    const claimed = await store.claim(claimer.nodeId, ['queued-tool']);
+    assert.equal(claimed?.taskId, queued.taskId);
+    const round = await within(claimer.rescuer!.runOnce(), 5_000, 'a rescue round');
+    assert.equal(round.rescued, 0, 'a task claimed within the grace is not an orphan yet');
+    assert.equal((await store.get(queued))?.status, 'working');
+    // Past the grace from the claim, with still no run holding it, it is one.
+    await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 2));
+    assert.equal((await within(claimer.rescuer!.runOnce(), 5_000, 'a later round')).rescued, 1);
+    assert.equal((await store.get(queued))?.status, 'failed');
+  });
+
+  test('a task claimed again between a round\'s read and its update is not failed: the attempt is in the predicate', async (t) => {
+    const rescuing = new PostgresTaskNode(store, { nodeId: 'node-interleaved', logger: quiet, listener: false, lease: false, reaper: false, sweeper: false, rescuer: { graceMs: 0 } });
+    t.after(() => rescuing.stop());
+    rescuing.attachRuns({ holds: () => false });
+    const task = await store.create(
+      { taskId: `t${randomUUID().replaceAll('-', '')}`, owner: owner(), tool: 'x', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: rescuing.nodeId },
+      { maxLive: Infinity },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The row is locked, so the round reads it (attempt 1, no run holds it) and its UPDATE waits;
+    // meanwhile the task is released and claimed again by the same node (attempt 2, a new run).
+    const blocker = new pg.Client({ connectionString: database.url });
+    blocker.on('error', () => {});
+    await blocker.connect();
+    t.after(() => blocker.end());
+    await blocker.query('BEGIN');
+    await blocker.query('SELECT id FROM mcp_tasks.tasks WHERE id = $1 FOR UPDATE', [task.taskId]);
+    const round = rescuing.rescuer!.runOnce();
+    const started = Date.now();
+    for (;;) {
+      // pg_stat_activity is read once per transaction unless its snapshot is cleared.
+      await blocker.query('SELECT pg_stat_clear_snapshot()');
+      const { rows } = await blocker.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE%' AND pid <> pg_backend_pid()",
+      );
+      if (rows.length > 0) break;
+      if (Date.now() - started > 5_000) throw new Error(`the round's UPDATE never waited on the row (it ended: ${JSON.stringify(await Promise.race([round, 'pending']))})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await blocker.query('UPDATE mcp_tasks.tasks SET attempt = attempt + 1, last_updated_at = now() WHERE id = $1', [task.taskId]);
+    await blocker.query('COMMIT');
+    const result = await within(round, 5_000, 'the interleaved round');
+    assert.equal(result.rescued, 0, 'the run of attempt 2 keeps its task');
+    const after = await store.get(task);
+    assert.deepEqual([after?.status, after?.nodeId], ['working', rescuing.nodeId]);
   });
 
   test('a resumable task that no run on its node holds is released for any node to claim, not failed', async () => {

@@ -1,6 +1,7 @@
-import type { InFlightOptions, RateLimitOptions, RefusalHoldOptions } from '@mcp-tasks/server';
+import type { InFlightOptions, OriginPolicy, RateLimitOptions, RefusalHoldOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
 import { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
+import { originPolicyFromEnv } from './http/origin-policy-env.js';
 import { inFlightFromEnv } from './limits/in-flight-env.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 import { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
@@ -9,6 +10,8 @@ import { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
 export interface DemoConfig {
   readonly port: number;
   readonly host: string;
+  /** The Host and Origin headers served (`MCP_TASKS_ALLOWED_HOSTS`, `MCP_TASKS_ALLOWED_ORIGINS`); others get 403 before any route. Absent: the defaults for `host`. */
+  readonly originPolicy?: OriginPolicy | undefined;
   readonly databaseUrl: string | undefined;
   readonly nodeId: string | undefined;
   readonly pollIntervalMs: number | undefined;
@@ -44,9 +47,11 @@ export interface DemoConfig {
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
+  const host = env['HOST'] || '127.0.0.1';
   return {
     port: integer(env, 'PORT', 0) ?? 3000,
-    host: env['HOST'] || '127.0.0.1',
+    host,
+    originPolicy: originPolicyFromEnv(env, host),
     databaseUrl: env['DATABASE_URL'] || undefined,
     nodeId: env['NODE_ID'] || undefined,
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
 import { logSafe, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { originPolicyFromEnv } from './http/origin-policy-env.js';
 import { createEdgeAuth } from './auth/edge-auth.js';
 import type { DemoConfig } from './config.js';
 import { createConsole } from './console/console-handler.js';
@@ -86,10 +87,14 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   await readyWithin(readiness, STARTUP_READY_MS);
   // Each server's name is the server part of its tasks' owners. tasks.handler is the whole
   // endpoint: task tools, tasks/*, notifications/tasks on subscriptions/listen, the body checks.
+  const originPolicy = config.originPolicy ?? originPolicyFromEnv({}, config.host);
   const handlerFor = (name: string, upstreams = false) =>
     tasks.handler({
       name,
       version: '0.1.0',
+      // The edge refuses what this policy does not serve before any route; the handler keeps the same policy, not its own default.
+      allowedHosts: originPolicy.allowedHosts,
+      allowedOrigins: originPolicy.allowedOrigins,
       tools: taskTools,
       register: registerGreet,
       onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`),
@@ -102,7 +107,16 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   const operatorConsole =
     config.console && operator && clusterStats ? createConsole({ config: config.console, operator, stats: clusterStats, verifier: config.auth?.verifier }) : undefined;
   const http: Server = createServer(
-    createEdge({ handler, mounts: { '/other/mcp': otherHandler }, auth, readiness, metrics: metrics.serve, metricsToken: config.metricsToken, console: operatorConsole }),
+    createEdge({
+      handler,
+      mounts: { '/other/mcp': otherHandler },
+      auth,
+      readiness,
+      metrics: metrics.serve,
+      metricsToken: config.metricsToken,
+      console: operatorConsole,
+      originPolicy,
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);

@@ -33,6 +33,9 @@ export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token
 export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
 export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
 export { checkRequestBody } from './handlers/check-request-body.js';
+export type { ClientMistakeLogOptions } from './errors/client-mistake-log.js';
+export { jsonTextTooDeep, MAX_JSON_DEPTH } from './handlers/json-depth.js';
+export { foreignRequest, forbiddenBody, isLoopbackAddress, LOOPBACK_HOSTS, originPolicyOf, type OriginPolicy } from './handlers/request-origin.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';

@@ -17,9 +17,14 @@ import { TaskReadMemo } from './auth/task-read-memo.js';
 import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
+import { clientMistakeKind } from './errors/client-mistake.js';
+import { ClientMistakeLog, type ClientMistakeLogOptions } from './errors/client-mistake-log.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
 import { withBodyChecks } from './handlers/with-body-checks.js';
+import { refuseRequestBody } from './handlers/check-request-body.js';
+import { forbiddenBody, foreignRequest, originPolicyOf } from './handlers/request-origin.js';
+import { withOriginChecks } from './handlers/with-origin-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
@@ -86,6 +91,12 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   readonly refusalHold?: RefusalHoldOptions | false;
   /** When 2025-11-25 `tasks/list` is advertised and served. Default `'authorized'`: only to requests with auth info. */
   readonly listTasks?: ListTasksPolicy;
+  /**
+   * Requests the SDK refuses as malformed (client mistakes) are counted
+   * (`mcp_tasks.client_mistakes`) and logged at most as one line a minute, without a stack,
+   * instead of reaching a handler's `onerror` each with its stack.
+   */
+  readonly clientMistakes?: ClientMistakeLogOptions;
 }
 
 /** Options of {@link McpTasks.listen}. */
@@ -129,6 +140,19 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
    * sends every request through the SDK.
    */
   readonly directTasks?: boolean;
+  /**
+   * Host names the `Host` header may name (no port; `[::1]` for IPv6), against DNS rebinding:
+   * others get 403 before anything else. Default `'any'`: a handler does not know where it is
+   * bound; a server on loopback should pass `LOOPBACK_HOSTS` (the demo does).
+   */
+  readonly allowedHosts?: readonly string[] | 'any';
+  /**
+   * Origins a browser's request may come from besides the server's own host name: origins
+   * (`https://app.example`) or host names; `'any'` turns the check off. Default none: a request
+   * with a foreign `Origin` gets 403 (the MCP transport asks servers to validate it); one without
+   * `Origin` (every non-browser client) is served.
+   */
+  readonly allowedOrigins?: readonly string[] | 'any';
 }
 
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
@@ -165,6 +189,7 @@ export class McpTasks {
   readonly #inFlight: OwnerInFlightCap | undefined;
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #refusalHold: RefusalHold;
+  readonly #mistakes: ClientMistakeLog;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
   readonly #proxies = new Set<UpstreamProxy>();
@@ -173,7 +198,8 @@ export class McpTasks {
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, clientMistakes, ...runtimeOptions } = options;
+    this.#mistakes = new ClientMistakeLog(runtimeOptions.telemetry?.meterProvider, clientMistakes);
     this.#listTasks = listTasks ?? 'authorized';
     this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
     this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
@@ -202,7 +228,8 @@ export class McpTasks {
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): McpTasksHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, ...listenOptions } = options;
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, ...listenOptions } = options;
+    const originPolicy = originPolicyOf(allowedHosts ?? 'any', allowedOrigins ?? []);
     const prepared = this.#prepare(tools);
     for (const mount of upstreams) {
       if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
@@ -219,7 +246,15 @@ export class McpTasks {
         this.#install(server, prepared, name, context, proxy);
         return server;
       },
-      { ...handlerOptions, ...(onerror === undefined ? {} : { onerror }) },
+      {
+        ...handlerOptions,
+        // A client's mistake is counted and sampled, never one stack per request in the host's log.
+        onerror: (error: Error) => {
+          const mistake = clientMistakeKind(error);
+          if (mistake) this.#mistakes.record(mistake, error);
+          else onerror?.(error);
+        },
+      },
     );
     const errors = onerror === undefined ? {} : { onerror };
     const legacy = this.enabled
@@ -259,9 +294,15 @@ export class McpTasks {
     const serveRefusals = direct
       ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight, refusalHold: this.#refusalHold })
       : undefined;
-    const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request));
+    // A body the checks refuse (a batch, one nested too deep, an id that is none) is fetch's to answer, before any of these reads it.
+    const serve: DirectServe = async (request) =>
+      refuseRequestBody(request.body) ? undefined : ((await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request)));
     const front = withTaskRequests(listen, serve);
-    return Object.assign(withBodyChecks(front), { serveDirect: serve });
+    const serveDirect: DirectServe = async (request) => {
+      const refusal = foreignRequest(request.header('host'), request.header('origin'), originPolicy);
+      return refusal ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbiddenBody(refusal) } : serve(request);
+    };
+    return Object.assign(withOriginChecks(withBodyChecks(front), originPolicy), { serveDirect });
   }
 
   /**

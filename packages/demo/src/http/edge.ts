@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { logSafe } from '@mcp-tasks/core';
-import type { McpTasksHandler } from '@mcp-tasks/server';
+import { forbiddenBody, foreignRequest, jsonTextTooDeep, MAX_JSON_DEPTH, type McpTasksHandler, type OriginPolicy } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth, EdgeAuthRequest } from '../auth/edge-auth.js';
 import type { ConsoleHandler } from '../console/console-handler.js';
@@ -25,6 +25,8 @@ export interface EdgeOptions {
   readonly metricsToken?: string | undefined;
   /** The operator console at `/console` (absent: off, `/console` is 404). */
   readonly console?: ConsoleHandler | undefined;
+  /** The Host and Origin headers served (DNS rebinding protection); others get 403 on every path. Default: any host, no foreign origin. */
+  readonly originPolicy?: OriginPolicy;
   /** Largest request body, in bytes. Default 4 MiB. */
   readonly maxBodyBytes?: number;
 }
@@ -36,12 +38,14 @@ export type EdgeHandler = McpHttpHandler & Partial<Pick<McpTasksHandler, 'serveD
  * The node's HTTP edge: `GET /healthz` (liveness: the process serves HTTP), `GET /readyz`
  * (readiness: PostgreSQL and the control listener), `GET /metrics` (behind `metricsToken` when one is
  * set), and MCP at `/mcp` (and each path of `mounts`). A request whose Host header is malformed
- * gets 400 on every path. With `auth`, the MCP paths need a bearer token (401 otherwise) and their
- * protected resource metadata is served. It parses the body itself (bounded) and hands
+ * gets 400 on every path, and one whose Host or Origin `originPolicy` does not serve gets 403.
+ * With `auth`, the MCP paths need a bearer token (401 otherwise) and their protected resource
+ * metadata is served. It parses the body itself (bounded) and hands
  * `{ parsedBody, authInfo }` to the MCP handler (`McpTasks.handler`, which checks the body).
  */
 export function createEdge(options: EdgeOptions): RequestListener {
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const originPolicy: OriginPolicy = options.originPolicy ?? { allowedHosts: 'any', allowedOrigins: [] };
   return (req, res) => {
     serve(req, res).catch((error: unknown) => {
       console.error(`demo: request failed: ${logSafe(error)}`);
@@ -54,6 +58,12 @@ export function createEdge(options: EdgeOptions): RequestListener {
     const host = req.headers.host === undefined ? 'localhost' : validHost(req.headers.host);
     if (host === undefined) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request: malformed Host header');
+      return;
+    }
+    // Before any route: a rebound name reaches no handler, console or metrics.
+    const foreign = foreignRequest(host, headerOf(req, 'origin'), originPolicy);
+    if (foreign) {
+      res.writeHead(403, { 'content-type': 'application/json' }).end(forbiddenBody(foreign));
       return;
     }
     const url = new URL(req.url ?? '/', `http://${host}`);
@@ -96,6 +106,8 @@ export function createEdge(options: EdgeOptions): RequestListener {
         res.setHeader('connection', 'close');
         return jsonRpcError(res, 413, -32600, `Request body is larger than ${maxBodyBytes} bytes`);
       }
+      // Refused before the parse: nothing past the bound is ever walked (it overflowed the stack).
+      if (jsonTextTooDeep(body)) return jsonRpcError(res, 400, -32700, `Parse error: JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         parsedBody = JSON.parse(body);
       } catch (error) {

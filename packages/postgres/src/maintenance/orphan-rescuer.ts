@@ -11,7 +11,7 @@ import { withDefaults } from './with-defaults.js';
 export interface OrphanRescuerConfig {
   /** Time between rounds (ms). Default 30 000. */
   readonly intervalMs?: number;
-  /** A task younger than this (ms, from creation) is never rescued: its run may be registering. Default 10 000. */
+  /** A task claimed (or changed) less than this long ago (ms) is never rescued: its run may be registering. Default 10 000. */
   readonly graceMs?: number;
   /** Tasks read per statement. Default 1 000. */
   readonly batchSize?: number;
@@ -39,8 +39,9 @@ const DEFAULTS = { intervalMs: 30_000, graceMs: 10_000, batchSize: 1_000, batchP
  * lease reaper covers nodes that died; this covers a node that is alive. Only the node knows
  * which runs it holds (its runtime attaches a {@link RunRegistry}), so each node checks its own
  * rows (`node_id` = its id), and a round with no runtime attached does nothing. A task counts as
- * held from the moment it is committed (the grace covers the instant before its run registers)
- * until its run has written its outcome or given up.
+ * held from the moment it is committed or claimed (the grace, counted from the row's last change,
+ * covers the instant before its run registers) until its run has written its outcome or given
+ * up; a round fails only the attempt it read.
  */
 export class OrphanRescuer extends LeaderRoundService<RescueResult> {
   readonly config: Required<OrphanRescuerConfig>;
@@ -71,12 +72,13 @@ export class OrphanRescuer extends LeaderRoundService<RescueResult> {
     while (this.#registries.size > 0 && !this.stopRequested) {
       const cursor: string | null = afterId;
       const led = await this.batch(async (context) => {
-        const ids = await readLiveTasksOfNode(context, this.#nodeId, this.config.graceMs, this.config.batchSize, cursor);
+        const live = await readLiveTasksOfNode(context, this.#nodeId, this.config.graceMs, this.config.batchSize, cursor);
         // Asked after the read: a run that ended since then either wrote its outcome (the UPDATE's
-        // compare-and-set skips the task) or gave up (the task is an orphan).
+        // compare-and-set skips the task) or gave up (the task is an orphan). A task claimed
+        // again since the read has a new attempt, which the UPDATE's compare-and-set also skips.
         const registries = [...this.#registries];
-        const orphans = ids.filter((id) => !registries.some((registry) => registry.holds(id)));
-        return { ids, failed: registries.length === 0 ? 0 : await failOrphanedTasks(context, this.#nodeId, orphans) };
+        const orphans = live.filter((task) => !registries.some((registry) => registry.holds(task.id)));
+        return { ids: live.map((task) => task.id), failed: registries.length === 0 ? 0 : await failOrphanedTasks(context, this.#nodeId, orphans) };
       });
       if (!led) break;
       const { result, tookMs } = led;

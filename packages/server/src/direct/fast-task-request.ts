@@ -57,11 +57,12 @@ function taskIdOf(method: string, params: Record<string, unknown>): string | und
 
 /** As the SDK splits `inputResponses`: bare result objects are answers, anything else (a `{method, result}` wrapper) is dropped by key. */
 function partitionInputResponses(inputResponses: Record<string, unknown>): { accepted: Record<string, unknown>; dropped: string[] } {
-  const accepted: Record<string, unknown> = {};
+  const kept: Array<[string, unknown]> = [];
   const dropped: string[] = [];
   for (const [key, entry] of Object.entries(inputResponses)) {
     if (!isPlainObject(entry) || 'method' in entry || 'result' in entry) dropped.push(key);
-    else accepted[key] = entry;
+    else kept.push([key, entry]);
   }
-  return { accepted, dropped };
+  // Defined, not assigned: a key `__proto__` stays an (ignored) key instead of replacing the object's prototype.
+  return { accepted: Object.fromEntries(kept), dropped };
 }

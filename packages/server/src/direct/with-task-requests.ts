@@ -23,7 +23,7 @@ export function withTaskRequests(handler: TaskListenHandler, serve: DirectServe)
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() === 'POST') {
       const parsed = await parsedBodyOf(request, requestOptions);
-      if (parsed) {
+      if (parsed && !parsed.tooDeep) {
         const direct = await serve(directRequestOf(request, parsed.body, requestOptions?.authInfo));
         if (direct) return toWebResponse(direct);
         return handler.fetch(request, { ...requestOptions, parsedBody: parsed.body });

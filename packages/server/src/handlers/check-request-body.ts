@@ -1,5 +1,6 @@
 import { isWellFormedTaskId } from '@mcp-tasks/core';
 import { ProtocolErrorCode, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
+import { TOO_DEEP, valueTooDeep } from './json-depth.js';
 
 /** Methods whose `params.taskId` names one task. */
 const TASK_ID_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
@@ -8,8 +9,12 @@ const TASK_ID_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 't
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
- * Checks a parsed HTTP request body before it reaches the SDK, for what the SDK would echo or
- * silently repair:
+ * Checks a parsed HTTP request body before it reaches the SDK, for what the SDK would echo,
+ * silently repair or serve beyond what MCP allows:
+ * - a JSON-RPC batch (an array): MCP removed batches in 2025-06-18, and the SDK's 2025-11-25
+ *   serving still answered one, each element past every check here (one batch made 100 tasks).
+ *   It is -32600 on both revisions.
+ * - JSON nested deeper than the bound (`MAX_JSON_DEPTH`): -32602, before anything walks it recursively.
  * - a `taskId` that cannot be a task id (task ids have a fixed, URL-safe form) or a tool name that
  *   cannot be one: the SDK's header checks copy such a value, whatever its size or control
  *   characters, into the error it answers and logs. They get the same answer an unknown task or
@@ -25,11 +30,32 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * ```
  */
 export function checkRequestBody(body: unknown): JSONRPCErrorResponse | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  return refuseRequestBody(body)?.response;
+}
+
+/** A body refused by {@link checkRequestBody}, with the HTTP status it is answered with. */
+export interface BodyRefusal {
+  /** 400 for what is no MCP request at all (a batch, a body too deep); 200 for a request's bad params, as the SDK answers those. */
+  readonly status: number;
+  readonly response: JSONRPCErrorResponse;
+}
+
+/** {@link checkRequestBody} with the HTTP status of its refusal. */
+export function refuseRequestBody(body: unknown): BodyRefusal | undefined {
+  if (Array.isArray(body)) {
+    return { status: 400, response: errorResponse(null, ProtocolErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per request') };
+  }
+  if (typeof body !== 'object' || body === null) return undefined;
+  if (valueTooDeep(body)) return { status: 400, response: errorResponse(idOf(body), ProtocolErrorCode.InvalidParams, `Invalid params: ${TOO_DEEP}`) };
+  const response = checkMessage(body);
+  return response === undefined ? undefined : { status: 200, response };
+}
+
+function checkMessage(body: object): JSONRPCErrorResponse | undefined {
   const message = body as { id?: unknown; method?: unknown; params?: unknown };
   if (typeof message.params !== 'object' || message.params === null) return undefined;
   const params = message.params as { taskId?: unknown; name?: unknown; inputResponses?: unknown };
-  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  const id = idOf(message);
   if (typeof message.method === 'string' && TASK_ID_METHODS.has(message.method) && typeof params.taskId === 'string' && !isWellFormedTaskId(params.taskId)) {
     // Exactly what an unknown id gets (TaskNotFoundError): no caller tells a malformed id from a foreign one.
     return invalidParams(id, 'Failed to retrieve task: Task not found');
@@ -44,8 +70,16 @@ export function checkRequestBody(body: unknown): JSONRPCErrorResponse | undefine
   return invalidParams(id, `tasks/update: params.inputResponses must be an object mapping input keys to answers, got ${got}`);
 }
 
+function idOf(message: { id?: unknown }): string | number | null {
+  return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+}
+
 function invalidParams(id: string | number | null, message: string): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InvalidParams, message } } as JSONRPCErrorResponse;
+  return errorResponse(id, ProtocolErrorCode.InvalidParams, message);
+}
+
+function errorResponse(id: string | number | null, code: number, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', id, error: { code, message } } as JSONRPCErrorResponse;
 }
 
 function isPlainObject(value: unknown): boolean {

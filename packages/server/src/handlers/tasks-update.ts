@@ -24,7 +24,9 @@ export function tasksUpdate(deps: HandlerDeps) {
         { invalidKeys: dropped },
       );
     }
-    const responses = ctx.mcpReq.inputResponses ?? {};
+    // Copied by own entries: the SDK builds its view by assignment, so a client's key `__proto__`
+    // replaced the view's prototype and the whole update was refused as "not a JSON object".
+    const responses = Object.fromEntries(Object.entries(ctx.mcpReq.inputResponses ?? {}));
     try {
       validateInputResponses(responses);
       await deps.runtime.update((await authorizedRef(deps, taskId, ctx)).ref, responses);

@@ -39,7 +39,8 @@ export function readInputAnswer(body: unknown): InputAnswer | undefined {
 export async function recordInputAnswer(deps: LegacyTasksDeps, answer: InputAnswer, request: Request, authInfo: AuthInfo | undefined): Promise<Response> {
   const ref = { taskId: answer.target.taskId, owner: await deps.ownerOf(authInfo, request) };
   const record = await deps.runtime.store.get(ref);
-  const input = record?.inputs[answer.target.key];
+  // Own keys only: the id may name `constructor` or `__proto__`, which every plain object inherits.
+  const input = record && Object.hasOwn(record.inputs, answer.target.key) ? record.inputs[answer.target.key] : undefined;
   if (!record || !input || input.response !== undefined) return accepted();
   if (missingScopes(record.scopes, authInfo).length > 0) return insufficientScopeResponse(record.scopes, authInfo);
   if (answer.error !== undefined && input.request.method !== 'elicitation/create') {

@@ -7,6 +7,7 @@ import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
 import { contentLengthOf } from '../limits/content-length.js';
 import { heldRefusal } from '../limits/refusal-hold.js';
 import { KEEPALIVE_FRAME, messageFrame, SSE_HEADERS } from '../listen/sse.js';
+import { atTokenExpiry } from '../listen/token-expiry.js';
 import { inputRequestId } from './input-request-id.js';
 import { ownedTask, type LegacyCall, type LegacyTasksDeps } from './legacy-deps.js';
 import { errorObjectOf } from './legacy-json-rpc.js';
@@ -18,6 +19,7 @@ export interface ResultStream {
 }
 
 const SHUTTING_DOWN = new JsonRpcError(ErrorCode.InternalError, 'The server is shutting down: call tasks/result again');
+const TOKEN_EXPIRED = new JsonRpcError(ErrorCode.ServerError, 'The token this stream was opened with expired: call tasks/result again with a fresh token');
 
 /**
  * 2025-11-25 `tasks/result`. A terminal task is answered at once with exactly what its
@@ -33,6 +35,8 @@ const SHUTTING_DOWN = new JsonRpcError(ErrorCode.InternalError, 'The server is s
  * whatever is still unanswered. Each open stream takes a slot of the listen stream caps (HTTP 429
  * beyond them), as a task listen does. Changes are heard through the task's follow (NOTIFY across
  * nodes), with the runtime's poll interval as the backstop, and the row decides every frame.
+ * Like a task listen, the stream ends when the token it was opened with expires
+ * (`authInfo.expiresAt`): with a -32000 error saying so, and nothing of the task after it.
  */
 export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall, open: Set<ResultStream>): Promise<Response> {
   const owned = await ownedTask(deps, call, readTaskId('tasks/result', call.params));
@@ -68,6 +72,7 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
   const wake = () => pulse.resolve();
   let unfollow: (() => void) | undefined;
   let keepAlive: NodeJS.Timeout | undefined;
+  let cancelExpiry = () => {};
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const send = (frame: string) => {
     if (!closed) controller.enqueue(encoder.encode(frame));
@@ -84,6 +89,7 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
     open.delete(stream);
     release();
     clearInterval(keepAlive);
+    cancelExpiry();
     unfollow?.();
     wake();
     try {
@@ -97,6 +103,12 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
     open.add(stream);
     call.request.signal.addEventListener('abort', finish, { once: true });
     keepAlive = setInterval(() => send(KEEPALIVE_FRAME), deps.keepAliveMs);
+    // The token's expiry ends the stream: no result or input request reaches a client past it.
+    cancelExpiry = atTokenExpiry(call.authInfo, () => {
+      send(messageFrame({ jsonrpc: '2.0', id: call.id, error: TOKEN_EXPIRED.toJSON() }));
+      finish();
+    });
+    if (closed) return;
     try {
       unfollow = await deps.runtime.follow(ref, wake);
     } catch (error) {

@@ -37,7 +37,7 @@ export function withLegacyTasks(handler: McpHttpHandler, deps: LegacyTasksDeps):
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
     const parsed = await parsedBodyOf(request, requestOptions);
-    if (!parsed) return handler.fetch(request, requestOptions);
+    if (!parsed || parsed.tooDeep) return handler.fetch(request, requestOptions);
     const body = parsed.body;
     const forward = { ...requestOptions, parsedBody: body };
     const authInfo = requestOptions?.authInfo;

@@ -107,7 +107,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
     const parsed = await parsedBodyOf(request, requestOptions);
-    if (!parsed) return handler.fetch(request, requestOptions);
+    if (!parsed || parsed.tooDeep) return handler.fetch(request, requestOptions);
     const parsedBody = parsed.body;
     let owner: Promise<TaskOwner | undefined> | undefined;
     const ownerOnce = () =>

@@ -23,18 +23,19 @@ export class InlineInputNeeded extends Error {
  * rounds) plus the round's `inputResponses`. Answers are untrusted client input either way.
  */
 export class InlineAnswers {
-  readonly #answers: Record<string, InputResponse>;
+  /** By key, in a Map: a key the client chose (`constructor`, `__proto__`) is only ever its own. */
+  readonly #answers: Map<string, InputResponse>;
 
   constructor(requestState: unknown, inputResponses: Readonly<Record<string, unknown>> | undefined) {
-    this.#answers = { ...decodeState(requestState) };
+    this.#answers = new Map(Object.entries(decodeState(requestState)));
     for (const [key, value] of Object.entries(inputResponses ?? {})) {
-      if (!(key in this.#answers)) this.#answers[key] = value as InputResponse;
+      if (!this.#answers.has(key)) this.#answers.set(key, value as InputResponse);
     }
   }
 
   /** The first answer to `key`, checked against the request it answers; throws {@link InlineInputNeeded} when there is none. */
   answer(key: string, request: InputRequest): InputResponse {
-    const response = this.#answers[key];
+    const response = this.#answers.get(key);
     if (response === undefined) throw new InlineInputNeeded(key, request);
     try {
       validateInputResponse(key, request, response);
@@ -46,7 +47,7 @@ export class InlineAnswers {
 
   /** The `requestState` that carries these answers into the next round. */
   encode(): string {
-    return STATE_PREFIX + Buffer.from(JSON.stringify(this.#answers), 'utf8').toString('base64url');
+    return STATE_PREFIX + Buffer.from(JSON.stringify(Object.fromEntries(this.#answers)), 'utf8').toString('base64url');
   }
 }
 
