@@ -58,6 +58,7 @@ import { getTask } from './sql/get-task.js';
 import { readTask } from './sql/read-task.js';
 import { readTaskBatch } from './sql/read-task-batch.js';
 import { ReadBatcher } from './reads/read-batcher.js';
+import { PostgresUpstreamCancelLedger } from './upstream-cancels/postgres-upstream-cancel-ledger.js';
 import { listTasks } from './sql/list-tasks.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -124,6 +125,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #db: Kysely<TasksDatabase>;
   readonly #sql: SqlContext;
   readonly #reads: ReadBatcher;
+  /** The cancels a gateway on this database owes its upstreams (migration 0009). */
+  readonly upstreamCancels: PostgresUpstreamCancelLedger;
   #closed: Promise<void> | undefined;
 
   /** Opens a store; applies migrations first unless `migrate: false`. */
@@ -160,6 +163,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
     this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
+    this.upstreamCancels = new PostgresUpstreamCancelLedger(this.#db, this.schema);
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
   }
 

@@ -7,6 +7,7 @@ import type { TaskStatus } from '../task/task-status.js';
 import type { RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
 import type { ListTasksOptions, TaskPage } from './task-page.js';
+import type { UpstreamCancelLedger } from './upstream-cancel-ledger.js';
 
 /** Names one task of one owner. Every store operation takes one: there is no read by id alone. */
 export interface TaskRef {
@@ -101,6 +102,12 @@ export interface TaskStore {
    * process). A shared store has none: a node object beside it (`PostgresTaskNode`) delivers them.
    */
   readonly events?: TaskEvents | undefined;
+
+  /**
+   * Where a gateway keeps the cancels it owes its upstreams, when the store can share them
+   * between nodes (`PostgresTaskStore`); without it a gateway keeps them in its own process.
+   */
+  readonly upstreamCancels?: UpstreamCancelLedger | undefined;
 
   /**
    * Creates a task in `working`, durably: once this resolves, `get` finds it on every node.

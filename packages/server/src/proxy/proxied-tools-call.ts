@@ -12,6 +12,7 @@ import { upstreamTraceContext } from './trace-context.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import type { OweUpstreamCancel } from './upstream-proxy.js';
 
 /** How long a request waits for its relay run to journal the upstream task before giving the task up. */
 const JOURNAL_MS = 15_000;
@@ -19,6 +20,7 @@ const JOURNAL_MS = 15_000;
 /** What {@link proxiedToolsCall} needs besides the handler deps. */
 export interface ProxiedCallDeps extends HandlerDeps {
   readonly pending: PendingRelays;
+  readonly oweCancel: OweUpstreamCancel;
   readonly maxArgumentBytes: number;
   readonly execute: (args: unknown, ctx: never) => Promise<JsonObject>;
   /** Whether this server makes tasks at all (`McpTasks` option `tasks`). */
@@ -62,7 +64,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       throw error;
     }
     // A task nobody asked for has nobody to follow it: it is not left running upstream.
-    if (outcome.kind === 'task') await cancelUpstream(mount, outcome.task);
+    if (outcome.kind === 'task') await cancelUnfollowed(deps, mount, outcome.task);
     return relayInline(mount, outcome, tool, revision);
   }
 
@@ -84,7 +86,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     created = revision.created(record);
   } catch (error) {
     if (!(error instanceof QuotaExceededError || error instanceof RuntimeDrainingError)) throw error;
-    return overQuota(mount, tool, args, base, error, revision);
+    return overQuota(deps, mount, tool, args, base, error, revision);
   }
 
   let outcome: UpstreamCallOutcome;
@@ -102,7 +104,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
   if (!(await deps.pending.journaled(reserved.taskId, JOURNAL_MS))) {
     // The upstream made a task the proxy cannot keep (its row ended, or cannot be written): no
     // upstream task is left behind, and the call is refused.
-    await cancelUpstream(mount, outcome.task);
+    await deps.oweCancel(reserved.taskId, mount, outcome.task).catch(() => undefined);
     await deps.runtime.cancel(reserved).catch(() => undefined);
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
   }
@@ -111,6 +113,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
 
 /** Over quota: sent without the extension, so an optional upstream tool runs inline. */
 async function overQuota(
+  deps: ProxiedCallDeps,
   mount: UpstreamMount,
   tool: MountedTool,
   args: JsonObject,
@@ -129,7 +132,7 @@ async function overQuota(
   }
   if (outcome.kind === 'task') {
     // The upstream made a task although none was asked for: it cannot be kept within the quota.
-    await cancelUpstream(mount, outcome.task);
+    await cancelUnfollowed(deps, mount, outcome.task);
     throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
   }
   return relayInline(mount, outcome, tool, revision);
@@ -173,8 +176,9 @@ async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
   deps.pending.settle(reserved.taskId, { kind: 'none' });
 }
 
-async function cancelUpstream(mount: UpstreamMount, task: UpstreamTask): Promise<void> {
-  await mount.client.cancelTask(task.taskId).catch((error: unknown) => {
+/** An upstream task no task of ours mirrors: owed a cancel under a key of its own (the upstream's name and its id). */
+async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask): Promise<void> {
+  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}`, mount, task).catch((error: unknown) => {
     console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
   });
 }

@@ -23,11 +23,19 @@ export interface ProxyUpstreamOptions {
   readonly timeoutMs?: number;
   /** The protocol revision the upstream speaks. Default `2026-07-28` (with the tasks extension). */
   readonly revision?: '2026-07-28' | '2025-11-25';
+  /** Largest upstream answer read, counted while it streams in (bytes; a 2026-07-28 upstream). Default 8 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Most tools its `tools/list` may list (all pages): a longer list is refused. Default 1 000. */
+  readonly maxTools?: number;
+  /** Largest `inputSchema` or `outputSchema` served (bytes of JSON): a tool with a larger one is not served. Default 64 KiB. */
+  readonly maxSchemaBytes?: number;
   /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** The default bound of one tool's schemas: every caller's `tools/list` carries them. */
+const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 
 /**
  * An upstream MCP server mounted next to a host's own tools: its tools (fetched and cached for a
@@ -39,6 +47,7 @@ export class UpstreamMount {
   readonly #rename: (tool: string) => string;
   readonly #filter: (tool: UpstreamTool) => boolean;
   readonly #ttlMs: number;
+  readonly #maxSchemaBytes: number;
   #tools: { readonly at: number; readonly byName: ReadonlyMap<string, MountedTool> } | undefined;
   #refresh: Promise<ReadonlyMap<string, MountedTool>> | undefined;
   readonly #listeners: Array<(tools: readonly MountedTool[]) => void> = [];
@@ -52,11 +61,14 @@ export class UpstreamMount {
       url: options.url!,
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+      ...(options.maxTools === undefined ? {} : { maxTools: options.maxTools }),
     };
     this.client = options.client ?? (options.revision === '2025-11-25' ? new StreamableHttp2025Client(connection) : new StreamableHttp2026Client(connection));
     this.#rename = options.rename ?? ((tool) => `${options.name}_${tool}`);
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
+    this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
   }
 
@@ -120,6 +132,11 @@ export class UpstreamMount {
     const byName = new Map<string, MountedTool>();
     for (const tool of listed) {
       if (!this.#filter(tool)) continue;
+      const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? {}), 'utf8');
+      if (schemaBytes > this.#maxSchemaBytes) {
+        console.error(`mcp-tasks: upstream ${this.name}: tool ${logSafe(tool.name)} is not served: its schemas are ${schemaBytes} bytes, over maxSchemaBytes ${this.#maxSchemaBytes}`);
+        continue;
+      }
       const exposed = this.#rename(tool.name);
       if (!byName.has(exposed)) byName.set(exposed, new MountedTool(exposed, tool));
     }

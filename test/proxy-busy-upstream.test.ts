@@ -1,0 +1,131 @@
+// A gateway node (a real demo process on PostgreSQL) in front of an upstream of this test's own
+// (test/fixtures/busy-upstream.fixture.ts, a real process): one that answers 429 with
+// Retry-After past its rate, lists a backtracking pattern and answers 400 MB. What the gateway
+// does about it is its own: the upstream's limits stay as they are.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { rpc } from './server-raw-client.js';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { eventually, metric, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
+import { within } from './support/within.js';
+
+interface UpstreamState {
+  working: number;
+  refused: number;
+  hugeSent: number;
+  hugeOpen: number;
+}
+
+async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; state(): Promise<UpstreamState> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/busy-upstream.fixture.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  try {
+    const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+    return { child, url, state: async () => (await (await fetch(url.replace(/\/mcp$/, '/state'))).json()) as UpstreamState };
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+}
+
+/** Resident memory of a process (Linux), in MiB. */
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/** A proxied task call, retried (as a client that behaves retries) while the gateway says the upstream is busy. */
+async function startTask(url: string, name: string, args: Record<string, unknown>): Promise<string> {
+  for (let attempt = 0; ; attempt += 1) {
+    const created = await within(rpc(url, 'tools/call', { name, arguments: args }), 30_000, `tools/call ${name}`);
+    if (created.result?.['resultType'] === 'task') return created.result['taskId'] as string;
+    if (attempt >= 20) assert.fail(`no task: ${JSON.stringify(created.body)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const GATEWAY_ENV = {
+  MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity',
+  MCP_TASKS_RATE_LIMIT: 'off',
+  MCP_TASKS_MAX_IN_FLIGHT: 'off',
+  MCP_TASKS_MAX_RUNS: '300',
+};
+
+describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 }, () => {
+  let db: TestDatabase;
+  let admin: pg.Pool;
+  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let gateway: DemoProcess;
+
+  before(async () => {
+    db = await createTestDatabase();
+    admin = new pg.Pool({ connectionString: db.url, max: 1 });
+    admin.on('error', () => undefined);
+    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '50' });
+    gateway = await spawnDemoNode('busy-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url });
+  });
+
+  after(async () => {
+    gateway?.child.kill('SIGKILL');
+    upstream?.child.kill('SIGKILL');
+    await Promise.all([gateway?.exited, upstream && new Promise((resolve) => (upstream.child.exitCode === null ? upstream.child.once('exit', resolve) : resolve(undefined)))]);
+    await admin?.end();
+    await db?.drop();
+  });
+
+  it('a backtracking upstream pattern and a 32-character argument are checked in linear time, while another call completes', async () => {
+    const other = startTask(gateway.url, 'upstream_slow_compute', { seconds: 1 });
+    const started = Date.now();
+    const refused = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_redos', arguments: { text: `${'a'.repeat(32)}b` } }), 10_000, 'the redos call');
+    const elapsed = Date.now() - started;
+    assert.equal(refused.error?.['code'], -32602, JSON.stringify(refused.body));
+    assert.match(String(refused.error?.['message']), /Invalid arguments for tool upstream_redos/);
+    assert.ok(elapsed < 2_000, `checked in ${elapsed} ms`);
+    const ok = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_redos', arguments: { text: 'a'.repeat(32) } }, { tasks: false }), 10_000, 'a matching call');
+    assert.equal(ok.result?.['content']?.[0]?.['text'], 'matched', JSON.stringify(ok.body));
+    const taskId = await other;
+    await eventually(async () => (await rpc(gateway.url, 'tasks/get', { taskId })).result?.['status'] === 'completed', 20_000, 'the other caller task completes');
+  });
+
+  it('a 400 MB upstream answer is cut at the 8 MiB limit while it streams, with the gateway memory bounded', async () => {
+    const before = await rssMiB(gateway.child.pid!);
+    let peak = before;
+    const sampling = setInterval(() => void rssMiB(gateway.child.pid!).then((rss) => (peak = Math.max(peak, rss)), () => undefined), 20);
+    try {
+      const answer = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_huge', arguments: {} }, { tasks: false }), 30_000, 'the huge call');
+      assert.equal(answer.error?.['code'], -32603, JSON.stringify(answer.body).slice(0, 300));
+      assert.match(String(answer.error?.['message']), /Upstream upstream: tools\/call answered more than 8388608 bytes/);
+    } finally {
+      clearInterval(sampling);
+    }
+    await eventually(async () => (await upstream.state()).hugeOpen === 0, 10_000, 'the gateway dropped the connection');
+    const { hugeSent } = await upstream.state();
+    assert.ok(hugeSent < 100 * 1024 * 1024, `the upstream wrote ${hugeSent} bytes before the gateway hung up`);
+    assert.ok(peak - before < 100, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`);
+  });
+
+  it('100 proxied tasks cancelled once each leave no upstream task working within 20 s, though the upstream answers 429', async () => {
+    const ids: string[] = [];
+    for (let batch = 0; batch < 10; batch += 1) {
+      ids.push(...(await Promise.all(Array.from({ length: 10 }, () => startTask(gateway.url, 'upstream_slow_compute', { seconds: 300 })))));
+    }
+    await eventually(async () => (await upstream.state()).working === 100, 20_000, 'the upstream works on 100 tasks');
+    const cancels = await Promise.all(ids.map((taskId) => within(rpc(gateway.url, 'tasks/cancel', { taskId }), 30_000, 'tasks/cancel')));
+    for (const cancel of cancels) assert.ok(cancel.result && !cancel.error, JSON.stringify(cancel.body));
+    const cancelledAt = Date.now();
+    await eventually(async () => (await upstream.state()).working === 0, 20_000, 'no upstream task still works 20 s after the cancels');
+    const took = Date.now() - cancelledAt;
+    assert.ok((await upstream.state()).refused > 0, 'the upstream did refuse requests with 429');
+    // Every cancel was kept until the upstream acknowledged it.
+    const { rows } = await admin.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM mcp_tasks.upstream_cancels GROUP BY state');
+    assert.deepEqual(Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])), { acknowledged: 100 }, `after ${took} ms`);
+    await eventually(async () => (await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_owed')) === 0, 5_000, 'the owed gauge is back to 0');
+    assert.ok((await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_total')) >= 100);
+  });
+});
