@@ -4,9 +4,12 @@
 // does about it is its own: the upstream's limits stay as they are.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { authRpc } from './auth-client.js';
 import { rpc } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
@@ -97,10 +100,9 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     const before = await rssMiB(gateway.child.pid!);
     let peak = before;
     const sampling = setInterval(() => void rssMiB(gateway.child.pid!).then((rss) => (peak = Math.max(peak, rss)), () => undefined), 20);
+    let answer: Awaited<ReturnType<typeof rpc>>;
     try {
-      const answer = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_huge', arguments: {} }, { tasks: false }), 30_000, 'the huge call');
-      assert.equal(answer.error?.['code'], -32603, JSON.stringify(answer.body).slice(0, 300));
-      assert.match(String(answer.error?.['message']), /Upstream upstream: tools\/call answered more than 8388608 bytes/);
+      answer = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_huge', arguments: {} }, { tasks: false }), 30_000, 'the huge call');
     } finally {
       clearInterval(sampling);
     }
@@ -108,6 +110,8 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     const { hugeSent } = await upstream.state();
     assert.ok(hugeSent < 100 * 1024 * 1024, `the upstream wrote ${hugeSent} bytes before the gateway hung up`);
     assert.ok(peak - before < 100, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`);
+    assert.equal(answer.error?.['code'], -32603, JSON.stringify(answer.body).slice(0, 300));
+    assert.match(String(answer.error?.['message']), /Upstream upstream: tools\/call answered more than 8388608 bytes/);
   });
 
   it('100 proxied tasks cancelled once each leave no upstream task working within 20 s, though the upstream answers 429', async () => {
@@ -127,5 +131,52 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])), { acknowledged: 100 }, `after ${took} ms`);
     await eventually(async () => (await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_owed')) === 0, 5_000, 'the owed gauge is back to 0');
     assert.ok((await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_total')) >= 100);
+  });
+});
+
+describe('two callers of a gateway that is one owner upstream', { timeout: 120_000 }, () => {
+  let db: TestDatabase;
+  let dir: string;
+  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let gateway: DemoProcess;
+
+  before(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(path.join(tmpdir(), 'busy-upstream-'));
+    const tokens = path.join(dir, 'tokens.json');
+    await writeFile(tokens, JSON.stringify({ alice: { sub: 'alice', clientId: 'app', scopes: [] }, bob: { sub: 'bob', clientId: 'app', scopes: [] } }));
+    // The upstream lets the gateway's credential hold 10 tasks; the gateway is told so.
+    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' });
+    gateway = await spawnDemoNode('fair-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_UPSTREAM_MAX_TASKS: '10', MCP_TASKS_TOKENS: tokens });
+  });
+
+  after(async () => {
+    gateway?.child.kill('SIGKILL');
+    upstream?.child.kill('SIGKILL');
+    await gateway?.exited;
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('with one caller holding all it may, another caller call becomes a task working upstream within 2 s, and the refusal names the upstream capacity', async () => {
+    const call = (token: string) => within(authRpc(gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
+    const alices: string[] = [];
+    let refusal: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 15 && !refusal; i += 1) {
+      const reply = await call('alice');
+      if (reply.result?.['resultType'] === 'task') alices.push(reply.result['taskId'] as string);
+      else refusal = reply;
+    }
+    assert.ok(refusal, 'alice is refused at some point');
+    assert.equal(refusal.error?.['code'], -32600, JSON.stringify(refusal.body));
+    assert.match(String(refusal.error?.['message']), /^Upstream upstream has no task slot for this call: this caller holds 9 of the 10 upstream tasks/);
+    assert.equal(alices.length, 9, 'alice holds all but the slot kept for callers that hold none');
+    const started = Date.now();
+    const bobs = await call('bob');
+    assert.equal(bobs.result?.['resultType'], 'task', JSON.stringify(bobs.body));
+    await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
+    const task = await authRpc(gateway.url, 'bob', 'tasks/get', { taskId: bobs.result!['taskId'] });
+    assert.equal(task.result?.['status'], 'working');
+    await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
   });
 });

@@ -51,6 +51,7 @@ export type {
   CreateOptions,
   InputAnswerResult,
   InputAsk,
+  LiveTaskCount,
   StepBegin,
   TaskControlState,
   TaskStep,

@@ -9,6 +9,12 @@ import type { TaskEvents } from './task-events.js';
 import type { ListTasksOptions, TaskPage } from './task-page.js';
 import type { UpstreamCancelLedger } from './upstream-cancel-ledger.js';
 
+/** {@link TaskStore.countLive}: live tasks of some tools in the whole store, and an owner's share of them. */
+export interface LiveTaskCount {
+  readonly total: number;
+  readonly owner: number;
+}
+
 /** Names one task of one owner. Every store operation takes one: there is no read by id alone. */
 export interface TaskRef {
   readonly taskId: string;
@@ -108,6 +114,13 @@ export interface TaskStore {
    * between nodes (`PostgresTaskStore`); without it a gateway keeps them in its own process.
    */
   readonly upstreamCancels?: UpstreamCancelLedger | undefined;
+
+  /**
+   * The live tasks of `tools` in the whole store, and how many of them are `owner`'s: what a
+   * gateway holds of one upstream's capacity, and what one caller holds of it. Optional: without
+   * it a gateway cannot share an upstream's capacity between callers.
+   */
+  countLive?(tools: readonly string[], owner: TaskOwner): Promise<LiveTaskCount>;
 
   /**
    * Creates a task in `working`, durably: once this resolves, `get` finds it on every node.

@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type TaskRef } from '@mcp-tasks/core';
+import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type LiveTaskCount, type TaskRef } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -12,6 +12,7 @@ import { upstreamTraceContext } from './trace-context.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import { fitsShare, UpstreamCapacityError } from './upstream-share.js';
 import type { OweUpstreamCancel } from './upstream-proxy.js';
 
 /** How long a request waits for its relay run to journal the upstream task before giving the task up. */
@@ -89,11 +90,15 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     return overQuota(deps, mount, tool, args, base, error, revision);
   }
 
+  await keepShare(deps, mount, reserved);
+
   let outcome: UpstreamCallOutcome;
   try {
     outcome = await mount.client.callTool(tool.upstream.name, args, { ...base, tasks: true });
   } catch (error) {
     await giveUp(deps, reserved);
+    // The upstream's own refusal of the task names the upstream, so that its "this owner" (the gateway) is not read as the caller.
+    if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidRequest) throw new UpstreamRpcError(mount.name, error.code, `Upstream ${mount.name} refused the task: ${error.message}`, error.data);
     throw error;
   }
   if (outcome.kind !== 'task') {
@@ -109,6 +114,27 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
   }
   return created;
+}
+
+/**
+ * The caller's fair share of the upstream's capacity, counted after the reservation (which the
+ * counts include), so two calls racing for the last slot never both keep it: a reservation past
+ * the share is given up and the call refused, saying so.
+ */
+async function keepShare(deps: ProxiedCallDeps, mount: UpstreamMount, reserved: TaskRef): Promise<void> {
+  const capacity = mount.capacity;
+  const store = deps.runtime.store;
+  if (!capacity || !store.countLive) return;
+  let counts: LiveTaskCount;
+  try {
+    counts = await store.countLive([...(await mount.tools()).keys()], reserved.owner);
+  } catch (error) {
+    await giveUp(deps, reserved);
+    throw error;
+  }
+  if (fitsShare(capacity, counts)) return;
+  await giveUp(deps, reserved);
+  throw new UpstreamCapacityError(mount.name, capacity, counts);
 }
 
 /** Over quota: sent without the extension, so an optional upstream tool runs inline. */

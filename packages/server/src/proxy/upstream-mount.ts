@@ -4,6 +4,7 @@ import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
 import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
 import { UpstreamError } from './upstream-error.js';
+import { upstreamCapacity, type UpstreamCapacity, type UpstreamCapacityOptions } from './upstream-share.js';
 
 /** Options of {@link proxyUpstream}. */
 export interface ProxyUpstreamOptions {
@@ -29,6 +30,12 @@ export interface ProxyUpstreamOptions {
   readonly maxTools?: number;
   /** Largest `inputSchema` or `outputSchema` served (bytes of JSON): a tool with a larger one is not served. Default 64 KiB. */
   readonly maxSchemaBytes?: number;
+  /**
+   * What the gateway may hold of this upstream (its quota for the gateway's credential), shared
+   * fairly between the gateway's callers (see {@link fitsShare}). Absent: the upstream's own
+   * refusals are the only bound. Needs a store that counts live tasks (`PostgresTaskStore`).
+   */
+  readonly capacity?: UpstreamCapacityOptions;
   /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
@@ -44,6 +51,8 @@ const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 export class UpstreamMount {
   readonly name: string;
   readonly client: UpstreamClient;
+  /** What the gateway may hold of it, when configured. */
+  readonly capacity: UpstreamCapacity | undefined;
   readonly #rename: (tool: string) => string;
   readonly #filter: (tool: UpstreamTool) => boolean;
   readonly #ttlMs: number;
@@ -69,6 +78,7 @@ export class UpstreamMount {
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
+    this.capacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
   }
 
