@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type LiveTaskCount, type TaskRef } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
@@ -202,9 +203,9 @@ async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
   deps.pending.settle(reserved.taskId, { kind: 'none' });
 }
 
-/** An upstream task no task of ours mirrors: owed a cancel under a key of its own (the upstream's name and its id). */
+/** An upstream task no task of ours mirrors: owed a cancel under a key of its own (each such task is owed once). */
 async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask): Promise<void> {
-  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}`, mount, task).catch((error: unknown) => {
+  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}:${randomUUID()}`, mount, task).catch((error: unknown) => {
     console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
   });
 }

@@ -1,4 +1,5 @@
 import { ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
+import { abortableSleep as sleep } from './abortable-sleep.js';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
@@ -109,12 +110,15 @@ async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx
     let pollMs = DEFAULT_POLL_MS;
     let busy = false;
     try {
+      await mount.pacer.slot(ctx.signal);
+      if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
       task = await client.getTask(upstreamTaskId, session);
       unreachable = 0;
     } catch (error) {
       if (error instanceof UpstreamError && error.busy) {
-        // A busy upstream is alive: it is left alone for as long as it asks, and that is no failure.
+        // A busy upstream is alive: every relay of this node leaves it alone for as long as it asks, and that is no failure.
         busy = true;
+        mount.pacer.busy(error.retryAfterMs!);
         pollMs = Math.max(pollMs, error.retryAfterMs!);
       } else {
         // Unreachable, or an error answer: both may pass, so both are retried (bounded).
@@ -209,17 +213,4 @@ async function stop(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: 
 function clampPoll(ms: number | undefined): number {
   if (ms === undefined || !Number.isFinite(ms)) return DEFAULT_POLL_MS;
   return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(ms)));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -132,6 +132,7 @@ export class UpstreamCancelService {
       const busyMs = await this.#attempt(mount, cancel);
       if (busyMs === undefined) continue;
       this.#busyUntil.set(name, Date.now() + busyMs);
+      mount.pacer.busy(busyMs);
       await Promise.all(cancels.slice(index + 1).map((rest) => this.#ledger.retryLater(rest.taskId, busyMs, 'not tried: the upstream is busy')));
       return;
     }

@@ -4,6 +4,7 @@ import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
 import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
 import { UpstreamError } from './upstream-error.js';
+import { UpstreamPacer, type UpstreamRateOptions } from './upstream-pacer.js';
 import { upstreamCapacity, type UpstreamCapacity, type UpstreamCapacityOptions } from './upstream-share.js';
 
 /** Options of {@link proxyUpstream}. */
@@ -36,6 +37,8 @@ export interface ProxyUpstreamOptions {
    * refusals are the only bound. Needs a store that counts live tasks (`PostgresTaskStore`).
    */
   readonly capacity?: UpstreamCapacityOptions;
+  /** The upstream's rate for the gateway's credential, and the share of it one node's relays may use (their polls spaced evenly). Absent: relays poll at the upstream's `pollIntervalMs` unpaced. */
+  readonly rate?: UpstreamRateOptions;
   /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
@@ -51,6 +54,8 @@ const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 export class UpstreamMount {
   readonly name: string;
   readonly client: UpstreamClient;
+  /** Paces the relays of this node towards it. */
+  readonly pacer: UpstreamPacer;
   /** What the gateway may hold of it, when configured. */
   readonly capacity: UpstreamCapacity | undefined;
   readonly #rename: (tool: string) => string;
@@ -78,6 +83,7 @@ export class UpstreamMount {
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
+    this.pacer = new UpstreamPacer(options.name, options.rate);
     this.capacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
   }
