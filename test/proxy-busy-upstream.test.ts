@@ -17,6 +17,7 @@ import { within } from './support/within.js';
 
 interface UpstreamState {
   working: number;
+  gets: number;
   refused: number;
   hugeSent: number;
   hugeOpen: number;
@@ -178,5 +179,59 @@ describe('two callers of a gateway that is one owner upstream', { timeout: 120_0
     const task = await authRpc(gateway.url, 'bob', 'tasks/get', { taskId: bobs.result!['taskId'] });
     assert.equal(task.result?.['status'], 'working');
     await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+  });
+});
+
+describe('a gateway in front of an upstream with a long tool list, and one told its rate', { timeout: 120_000 }, () => {
+  let db: TestDatabase;
+  const children: ChildProcess[] = [];
+  let listed: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let paced: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let listGateway: DemoProcess;
+  let pacedGateway: DemoProcess;
+
+  before(async () => {
+    db = await createTestDatabase();
+    [listed, paced] = await Promise.all([spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_TOOLS: '8011' }), spawnBusyUpstream({ UPSTREAM_RATE: '1000' })]);
+    children.push(listed.child, paced.child);
+    [listGateway, pacedGateway] = await Promise.all([
+      spawnDemoNode('list-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: listed.url }),
+      // The upstream allows 20 requests a second: this node's relays take at most half of them.
+      spawnDemoNode('paced-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: paced.url, MCP_TASKS_UPSTREAM_RATE: '20' }),
+    ]);
+    children.push(listGateway.child, pacedGateway.child);
+  });
+
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all([listGateway?.exited, pacedGateway?.exited]);
+    await db?.drop();
+  });
+
+  it('an upstream tool list of 8 011 tools (57 MB) is not served to every caller: tools/list stays small', async () => {
+    const started = Date.now();
+    const reply = await fetch(listGateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    const text = await reply.text();
+    assert.ok(text.length < 1024 * 1024, `tools/list answered ${text.length} bytes in ${Date.now() - started} ms`);
+    assert.doesNotMatch(text, /upstream_filler_/);
+    assert.match(text, /"name":"export"/, 'the node still lists its own tools');
+  });
+
+  it("the relays of 30 tasks poll no faster than their share of the upstream's rate", async () => {
+    const ids = await Promise.all(Array.from({ length: 30 }, () => startTask(pacedGateway.url, 'upstream_slow_compute', { seconds: 60 })));
+    await eventually(async () => (await paced.state()).working === 30, 20_000, 'the upstream works on 30 tasks');
+    const from = await paced.state();
+    const startedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const to = await paced.state();
+    const perSecond = ((to.gets - from.gets) * 1_000) / (Date.now() - startedAt);
+    // Unpaced, 30 relays at the upstream's pollIntervalMs of 1 s poll 30 times a second.
+    assert.ok(perSecond <= 11, `the relays polled ${perSecond.toFixed(1)} times a second`);
+    assert.ok(perSecond >= 5, `the relays still poll (${perSecond.toFixed(1)} a second)`);
+    await Promise.all(ids.map((taskId) => rpc(pacedGateway.url, 'tasks/cancel', { taskId })));
   });
 });

@@ -31,6 +31,8 @@ export interface ProxyUpstreamOptions {
   readonly maxTools?: number;
   /** Largest `inputSchema` or `outputSchema` served (bytes of JSON): a tool with a larger one is not served. Default 64 KiB. */
   readonly maxSchemaBytes?: number;
+  /** Largest tool list served (bytes of JSON of every served tool's listing): every caller's `tools/list` carries it. A longer one is refused and the cached list kept. Default 2 MiB. */
+  readonly maxToolListBytes?: number;
   /**
    * What the gateway may hold of this upstream (its quota for the gateway's credential), shared
    * fairly between the gateway's callers (see {@link fitsShare}). Absent: the upstream's own
@@ -46,6 +48,7 @@ export interface ProxyUpstreamOptions {
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The default bound of one tool's schemas: every caller's `tools/list` carries them. */
 const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
+const DEFAULT_MAX_TOOL_LIST_BYTES = 2 * 1024 * 1024;
 
 /**
  * An upstream MCP server mounted next to a host's own tools: its tools (fetched and cached for a
@@ -62,6 +65,7 @@ export class UpstreamMount {
   readonly #filter: (tool: UpstreamTool) => boolean;
   readonly #ttlMs: number;
   readonly #maxSchemaBytes: number;
+  readonly #maxListBytes: number;
   #tools: { readonly at: number; readonly byName: ReadonlyMap<string, MountedTool> } | undefined;
   #refresh: Promise<ReadonlyMap<string, MountedTool>> | undefined;
   readonly #listeners: Array<(tools: readonly MountedTool[]) => void> = [];
@@ -83,6 +87,7 @@ export class UpstreamMount {
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
+    this.#maxListBytes = options.maxToolListBytes ?? DEFAULT_MAX_TOOL_LIST_BYTES;
     this.pacer = new UpstreamPacer(options.name, options.rate);
     this.capacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
@@ -146,6 +151,7 @@ export class UpstreamMount {
   async #fetch(): Promise<ReadonlyMap<string, MountedTool>> {
     const listed = await this.client.listTools();
     const byName = new Map<string, MountedTool>();
+    let listBytes = 0;
     for (const tool of listed) {
       if (!this.#filter(tool)) continue;
       const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? {}), 'utf8');
@@ -154,7 +160,11 @@ export class UpstreamMount {
         continue;
       }
       const exposed = this.#rename(tool.name);
-      if (!byName.has(exposed)) byName.set(exposed, new MountedTool(exposed, tool));
+      if (byName.has(exposed)) continue;
+      const mounted = new MountedTool(exposed, tool);
+      listBytes += Buffer.byteLength(JSON.stringify(mounted.listing()), 'utf8');
+      if (listBytes > this.#maxListBytes) throw new UpstreamError(this.name, `its tool list is over maxToolListBytes (${this.#maxListBytes} bytes); the cached list, if any, is kept`, { retryable: false });
+      byName.set(exposed, mounted);
     }
     this.#tools = { at: Date.now(), byName };
     for (const listener of this.#listeners) listener([...byName.values()]);
