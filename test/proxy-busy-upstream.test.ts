@@ -83,13 +83,14 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     await db?.drop();
   });
 
-  it('a backtracking upstream pattern and a 32-character argument are checked in linear time, while another call completes', async () => {
+  it('a backtracking upstream pattern and a 32-character argument are checked in linear time, while another call completes', async (t) => {
     const other = startTask(gateway.url, 'upstream_slow_compute', { seconds: 1 });
     const started = Date.now();
     const refused = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_redos', arguments: { text: `${'a'.repeat(32)}b` } }), 10_000, 'the redos call');
     const elapsed = Date.now() - started;
     assert.equal(refused.error?.['code'], -32602, JSON.stringify(refused.body));
     assert.match(String(refused.error?.['message']), /Invalid arguments for tool upstream_redos/);
+    t.diagnostic(`the 32-character argument was refused in ${elapsed} ms`);
     assert.ok(elapsed < 2_000, `checked in ${elapsed} ms`);
     const ok = await within(rpc(gateway.url, 'tools/call', { name: 'upstream_redos', arguments: { text: 'a'.repeat(32) } }, { tasks: false }), 10_000, 'a matching call');
     assert.equal(ok.result?.['content']?.[0]?.['text'], 'matched', JSON.stringify(ok.body));
@@ -97,7 +98,7 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     await eventually(async () => (await rpc(gateway.url, 'tasks/get', { taskId })).result?.['status'] === 'completed', 20_000, 'the other caller task completes');
   });
 
-  it('a 400 MB upstream answer is cut at the 8 MiB limit while it streams, with the gateway memory bounded', async () => {
+  it('a 400 MB upstream answer is cut at the 8 MiB limit while it streams, with the gateway memory bounded', async (t) => {
     const before = await rssMiB(gateway.child.pid!);
     let peak = before;
     const sampling = setInterval(() => void rssMiB(gateway.child.pid!).then((rss) => (peak = Math.max(peak, rss)), () => undefined), 20);
@@ -109,13 +110,14 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     }
     await eventually(async () => (await upstream.state()).hugeOpen === 0, 10_000, 'the gateway dropped the connection');
     const { hugeSent } = await upstream.state();
+    t.diagnostic(`RSS ${before.toFixed(0)} MiB before, peak ${peak.toFixed(0)} MiB; the upstream wrote ${(hugeSent / 1048576).toFixed(1)} MiB`);
     assert.ok(hugeSent < 100 * 1024 * 1024, `the upstream wrote ${hugeSent} bytes before the gateway hung up`);
     assert.ok(peak - before < 100, `RSS grew from ${before.toFixed(0)} to ${peak.toFixed(0)} MiB`);
     assert.equal(answer.error?.['code'], -32603, JSON.stringify(answer.body).slice(0, 300));
     assert.match(String(answer.error?.['message']), /Upstream upstream: tools\/call answered more than 8388608 bytes/);
   });
 
-  it('100 proxied tasks cancelled once each leave no upstream task working within 20 s, though the upstream answers 429', async () => {
+  it('100 proxied tasks cancelled once each leave no upstream task working within 20 s, though the upstream answers 429', async (t) => {
     const ids: string[] = [];
     for (let batch = 0; batch < 10; batch += 1) {
       ids.push(...(await Promise.all(Array.from({ length: 10 }, () => startTask(gateway.url, 'upstream_slow_compute', { seconds: 300 })))));
@@ -126,6 +128,7 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     const cancelledAt = Date.now();
     await eventually(async () => (await upstream.state()).working === 0, 20_000, 'no upstream task still works 20 s after the cancels');
     const took = Date.now() - cancelledAt;
+    t.diagnostic(`no upstream task working ${took} ms after the cancels; the upstream refused ${(await upstream.state()).refused} requests with 429`);
     assert.ok((await upstream.state()).refused > 0, 'the upstream did refuse requests with 429');
     // Every cancel was kept until the upstream acknowledged it.
     const { rows } = await admin.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM mcp_tasks.upstream_cancels GROUP BY state');
@@ -221,7 +224,7 @@ describe('a gateway in front of an upstream with a long tool list, and one told 
     assert.match(text, /"name":"export"/, 'the node still lists its own tools');
   });
 
-  it("the relays of 30 tasks poll no faster than their share of the upstream's rate", async () => {
+  it("the relays of 30 tasks poll no faster than their share of the upstream's rate", async (t) => {
     const ids = await Promise.all(Array.from({ length: 30 }, () => startTask(pacedGateway.url, 'upstream_slow_compute', { seconds: 60 })));
     await eventually(async () => (await paced.state()).working === 30, 20_000, 'the upstream works on 30 tasks');
     const from = await paced.state();
@@ -229,6 +232,7 @@ describe('a gateway in front of an upstream with a long tool list, and one told 
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     const to = await paced.state();
     const perSecond = ((to.gets - from.gets) * 1_000) / (Date.now() - startedAt);
+    t.diagnostic(`the relays polled ${perSecond.toFixed(1)} times a second`);
     // Unpaced, 30 relays at the upstream's pollIntervalMs of 1 s poll 30 times a second.
     assert.ok(perSecond <= 11, `the relays polled ${perSecond.toFixed(1)} times a second`);
     assert.ok(perSecond >= 5, `the relays still poll (${perSecond.toFixed(1)} a second)`);
