@@ -23,7 +23,7 @@ interface UpstreamState {
   hugeOpen: number;
 }
 
-async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; state(): Promise<UpstreamState> }> {
+async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; state(): Promise<UpstreamState>; refuseAll(on: boolean): Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/busy-upstream.fixture.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -31,7 +31,12 @@ async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: 
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
     const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
-    return { child, url, state: async () => (await (await fetch(url.replace(/\/mcp$/, '/state'))).json()) as UpstreamState };
+    return {
+      child,
+      url,
+      state: async () => (await (await fetch(url.replace(/\/mcp$/, '/state'))).json()) as UpstreamState,
+      refuseAll: async (on) => void (await fetch(url.replace(/\/mcp$/, '/refuse'), { method: 'POST', body: on ? 'on' : 'off' })).body?.cancel(),
+    };
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
@@ -237,5 +242,41 @@ describe('a gateway in front of an upstream with a long tool list, and one told 
     assert.ok(perSecond <= 11, `the relays polled ${perSecond.toFixed(1)} times a second`);
     assert.ok(perSecond >= 5, `the relays still poll (${perSecond.toFixed(1)} a second)`);
     await Promise.all(ids.map((taskId) => rpc(pacedGateway.url, 'tasks/cancel', { taskId })));
+  });
+});
+
+describe('a cancel owed by a gateway node that dies', { timeout: 120_000 }, () => {
+  let db: TestDatabase;
+  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  const nodes: DemoProcess[] = [];
+
+  before(async () => {
+    db = await createTestDatabase();
+    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000' });
+    const env = { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_LEASE_MS: '1500' };
+    nodes.push(...(await Promise.all([spawnDemoNode('owing-a', env), spawnDemoNode('owing-b', env)])));
+  });
+
+  after(async () => {
+    for (const node of nodes) node.child.kill('SIGKILL');
+    upstream?.child.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => node.exited));
+    await db?.drop();
+  });
+
+  it('is delivered by another node once the upstream takes requests again', async () => {
+    const [a] = nodes;
+    const taskId = await startTask(a!.url, 'upstream_slow_compute', { seconds: 300 });
+    await eventually(async () => (await upstream.state()).working === 1, 10_000, 'the upstream works on it');
+    await upstream.refuseAll(true);
+    const cancel = await within(rpc(a!.url, 'tasks/cancel', { taskId }), 10_000, 'tasks/cancel');
+    assert.ok(cancel.result && !cancel.error, JSON.stringify(cancel.body));
+    // Node A tries, is refused, and dies owing it.
+    await eventually(async () => (await upstream.state()).refused > 0, 10_000, 'node A tried the cancel');
+    a!.child.kill('SIGKILL');
+    await a!.exited;
+    assert.equal((await upstream.state()).working, 1, 'the upstream task still works');
+    await upstream.refuseAll(false);
+    await eventually(async () => (await upstream.state()).working === 0, 20_000, 'node B delivered the cancel');
   });
 });
