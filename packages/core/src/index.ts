@@ -51,6 +51,7 @@ export type {
   CreateOptions,
   InputAnswerResult,
   InputAsk,
+  LiveTaskCount,
   StepBegin,
   TaskControlState,
   TaskStep,
@@ -63,6 +64,7 @@ export type {
 } from './store/task-store.js';
 export type { FollowedTask, RunRegistry, TaskEvents, TaskNode } from './store/task-events.js';
 export { TaskFanOut } from './store/task-fan-out.js';
+export type { OwedUpstreamCancel, UpstreamCancelLedger, UpstreamCancelSettlement } from './store/upstream-cancel-ledger.js';
 export { decodeTaskCursor, encodeTaskCursor, isAfter, pageLimitOf, toTaskPage, TASK_PAGE_LIMITS, type ListTasksOptions, type TaskPage, type TaskPagePosition } from './store/task-page.js';
 
 export { claimHolds, inputOf, outstandingKeys, stateOf, type RunClaim, type TaskState } from './machine/task-state.js';

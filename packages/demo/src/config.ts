@@ -41,9 +41,19 @@ export interface DemoConfig {
   readonly clusterStatsMs?: number | undefined;
   /**
    * An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`,
-   * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`).
+   * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`;
+   * `MCP_TASKS_UPSTREAM_MAX_TASKS` and `MCP_TASKS_UPSTREAM_RESERVED`: what the node may hold of it, shared between callers;
+   * `MCP_TASKS_UPSTREAM_RATE`: its requests a second for this node, half of which its relays may use).
    */
-  readonly upstream?: { readonly url: string; readonly token?: string | undefined; readonly revision?: '2026-07-28' | '2025-11-25' | undefined } | undefined;
+  readonly upstream?:
+    | {
+        readonly url: string;
+        readonly token?: string | undefined;
+        readonly revision?: '2026-07-28' | '2025-11-25' | undefined;
+        readonly capacity?: { readonly maxTasks: number; readonly reservedForNewCallers?: number } | undefined;
+        readonly rate?: { readonly requestsPerSecond: number } | undefined;
+      }
+    | undefined;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
@@ -69,9 +79,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
     upstream: env['MCP_TASKS_UPSTREAM_URL']
-      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']) }
+      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']), capacity: upstreamCapacityFromEnv(env), rate: upstreamRateFromEnv(env) }
       : undefined,
   };
+}
+
+function upstreamCapacityFromEnv(env: NodeJS.ProcessEnv): { maxTasks: number; reservedForNewCallers?: number } | undefined {
+  const maxTasks = integer(env, 'MCP_TASKS_UPSTREAM_MAX_TASKS', 1);
+  const reserved = integer(env, 'MCP_TASKS_UPSTREAM_RESERVED', 0);
+  if (maxTasks === undefined) return undefined;
+  return { maxTasks, ...(reserved === undefined ? {} : { reservedForNewCallers: reserved }) };
+}
+
+function upstreamRateFromEnv(env: NodeJS.ProcessEnv): { requestsPerSecond: number } | undefined {
+  const requestsPerSecond = integer(env, 'MCP_TASKS_UPSTREAM_RATE', 1);
+  return requestsPerSecond === undefined ? undefined : { requestsPerSecond };
 }
 
 function upstreamRevision(raw: string | undefined): '2026-07-28' | '2025-11-25' | undefined {

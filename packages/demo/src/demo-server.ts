@@ -99,7 +99,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       register: registerGreet,
       onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
-      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}) })] } : {}),
+      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
     });
   const handler = handlerFor(DEMO_SERVER_NAME, true);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);

@@ -32,3 +32,4 @@ export {
 export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';
 export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stats/cluster-stats.js';
 export { redactedValue, type RedactedValue } from './operator/redacted-value.js';
+export { PostgresUpstreamCancelLedger } from './upstream-cancels/postgres-upstream-cancel-ledger.js';

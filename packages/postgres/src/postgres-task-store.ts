@@ -13,6 +13,7 @@ import type {
   TaskStep,
   StepsOptions,
   TaskOutcome,
+  LiveTaskCount,
   TaskOwner,
   TaskPage,
   TaskRecord,
@@ -58,6 +59,8 @@ import { getTask } from './sql/get-task.js';
 import { readTask } from './sql/read-task.js';
 import { readTaskBatch } from './sql/read-task-batch.js';
 import { ReadBatcher } from './reads/read-batcher.js';
+import { countLiveTasksOfTools } from './sql/count-live-tasks-of-tools.js';
+import { PostgresUpstreamCancelLedger } from './upstream-cancels/postgres-upstream-cancel-ledger.js';
 import { listTasks } from './sql/list-tasks.js';
 import { readControlStates } from './sql/read-control-states.js';
 import { readInput } from './sql/read-input.js';
@@ -124,6 +127,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #db: Kysely<TasksDatabase>;
   readonly #sql: SqlContext;
   readonly #reads: ReadBatcher;
+  /** The cancels a gateway on this database owes its upstreams (migration 0009). */
+  readonly upstreamCancels: PostgresUpstreamCancelLedger;
   #closed: Promise<void> | undefined;
 
   /** Opens a store; applies migrations first unless `migrate: false`. */
@@ -160,6 +165,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
     this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
+    this.upstreamCancels = new PostgresUpstreamCancelLedger(this.#db, this.schema);
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
   }
 
@@ -272,6 +278,10 @@ export class PostgresTaskStore implements TaskStore {
    * Whether the database answers a `SELECT 1` through the store's pool within `timeoutMs` (a
    * readiness check): rejects otherwise, also when every pooled connection is busy that long.
    */
+  async countLive(tools: readonly string[], owner: TaskOwner): Promise<LiveTaskCount> {
+    return countLiveTasksOfTools(this.#sql, tools, owner);
+  }
+
   async ping(timeoutMs = 2_000): Promise<void> {
     if (this.#closed) throw new Error('the store is closed');
     let timer: NodeJS.Timeout | undefined;

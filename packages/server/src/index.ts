@@ -42,6 +42,8 @@ export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptio
 export { RefusalHold, DEFAULT_REFUSAL_HOLD, type RefusalHoldOptions } from './limits/refusal-hold.js';
 export { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
+export { UpstreamCapacityError, type UpstreamCapacityOptions } from './proxy/upstream-share.js';
+export type { UpstreamRateOptions } from './proxy/upstream-pacer.js';
 export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';
 export { StreamableHttp2025Client, type StreamableHttp2025Options } from './proxy/streamable-http-2025.js';
 export type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './proxy/upstream-client.js';

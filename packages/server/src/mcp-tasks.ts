@@ -1,3 +1,4 @@
+import type { MeterProvider } from '@opentelemetry/api';
 import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import {
   createMcpHandler,
@@ -195,6 +196,7 @@ export class McpTasks {
   readonly #proxies = new Set<UpstreamProxy>();
   /** Upstreams mounted by this instance's handlers: each relays its tasks under one name, on one handler. */
   readonly #upstreamNames = new Set<string>();
+  readonly #meterProvider: MeterProvider | undefined;
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
@@ -215,6 +217,7 @@ export class McpTasks {
     this.#serverName = serverName;
     this.#maxArgumentBytes = maxArgumentBytes ?? 1024 * 1024;
     this.#tracer = new McpRequestTracer(runtimeOptions.telemetry?.tracerProvider);
+    this.#meterProvider = runtimeOptions.telemetry?.meterProvider;
   }
 
   /**
@@ -235,7 +238,7 @@ export class McpTasks {
       if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
       this.#upstreamNames.add(mount.name);
     }
-    const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes);
+    const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes, { meterProvider: this.#meterProvider });
     if (proxy) this.#proxies.add(proxy);
     // Proxied tools need the McpServer's tool handlers even when the host has no tool of its own.
     const mcpOptions = proxy ? { ...serverOptions, capabilities: { tools: {}, ...serverOptions?.capabilities } } : serverOptions;

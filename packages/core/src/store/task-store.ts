@@ -7,6 +7,13 @@ import type { TaskStatus } from '../task/task-status.js';
 import type { RunClaim } from '../machine/task-state.js';
 import type { TaskEvents } from './task-events.js';
 import type { ListTasksOptions, TaskPage } from './task-page.js';
+import type { UpstreamCancelLedger } from './upstream-cancel-ledger.js';
+
+/** {@link TaskStore.countLive}: live tasks of some tools in the whole store, and an owner's share of them. */
+export interface LiveTaskCount {
+  readonly total: number;
+  readonly owner: number;
+}
 
 /** Names one task of one owner. Every store operation takes one: there is no read by id alone. */
 export interface TaskRef {
@@ -101,6 +108,19 @@ export interface TaskStore {
    * process). A shared store has none: a node object beside it (`PostgresTaskNode`) delivers them.
    */
   readonly events?: TaskEvents | undefined;
+
+  /**
+   * Where a gateway keeps the cancels it owes its upstreams, when the store can share them
+   * between nodes (`PostgresTaskStore`); without it a gateway keeps them in its own process.
+   */
+  readonly upstreamCancels?: UpstreamCancelLedger | undefined;
+
+  /**
+   * The live tasks of `tools` in the whole store, and how many of them are `owner`'s: what a
+   * gateway holds of one upstream's capacity, and what one caller holds of it. Optional: without
+   * it a gateway cannot share an upstream's capacity between callers.
+   */
+  countLive?(tools: readonly string[], owner: TaskOwner): Promise<LiveTaskCount>;
 
   /**
    * Creates a task in `working`, durably: once this resolves, `get` finds it on every node.

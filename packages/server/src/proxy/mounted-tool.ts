@@ -1,5 +1,6 @@
 import { ErrorCode, JsonRpcError, type JsonObject } from '@mcp-tasks/core';
 import { fromJsonSchema } from '@modelcontextprotocol/server';
+import { linearSchemaValidator } from './linear-schema-validator.js';
 import type { UpstreamTool } from './upstream-client.js';
 
 /** An upstream tool as the proxy serves it: under its exposed name, with the upstream's schemas. */
@@ -13,7 +14,7 @@ export class MountedTool {
   ) {
     let schema: ReturnType<typeof fromJsonSchema>;
     try {
-      schema = fromJsonSchema(upstream.inputSchema as never);
+      schema = fromJsonSchema(upstream.inputSchema as never, linearSchemaValidator());
     } catch {
       // A schema the validator cannot compile refuses every call rather than letting anything through.
       this.#validate = () => [{ message: 'the upstream lists an inputSchema that cannot be compiled' }];

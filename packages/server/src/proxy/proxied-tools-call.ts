@@ -1,4 +1,5 @@
-import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type TaskRef } from '@mcp-tasks/core';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type LiveTaskCount, type TaskRef } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -12,6 +13,8 @@ import { upstreamTraceContext } from './trace-context.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import { fitsShare, UpstreamCapacityError } from './upstream-share.js';
+import type { OweUpstreamCancel } from './upstream-proxy.js';
 
 /** How long a request waits for its relay run to journal the upstream task before giving the task up. */
 const JOURNAL_MS = 15_000;
@@ -19,6 +22,7 @@ const JOURNAL_MS = 15_000;
 /** What {@link proxiedToolsCall} needs besides the handler deps. */
 export interface ProxiedCallDeps extends HandlerDeps {
   readonly pending: PendingRelays;
+  readonly oweCancel: OweUpstreamCancel;
   readonly maxArgumentBytes: number;
   readonly execute: (args: unknown, ctx: never) => Promise<JsonObject>;
   /** Whether this server makes tasks at all (`McpTasks` option `tasks`). */
@@ -62,7 +66,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       throw error;
     }
     // A task nobody asked for has nobody to follow it: it is not left running upstream.
-    if (outcome.kind === 'task') await cancelUpstream(mount, outcome.task);
+    if (outcome.kind === 'task') await cancelUnfollowed(deps, mount, outcome.task);
     return relayInline(mount, outcome, tool, revision);
   }
 
@@ -84,14 +88,18 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     created = revision.created(record);
   } catch (error) {
     if (!(error instanceof QuotaExceededError || error instanceof RuntimeDrainingError)) throw error;
-    return overQuota(mount, tool, args, base, error, revision);
+    return overQuota(deps, mount, tool, args, base, error, revision);
   }
+
+  await keepShare(deps, mount, reserved);
 
   let outcome: UpstreamCallOutcome;
   try {
     outcome = await mount.client.callTool(tool.upstream.name, args, { ...base, tasks: true });
   } catch (error) {
     await giveUp(deps, reserved);
+    // The upstream's own refusal of the task names the upstream, so that its "this owner" (the gateway) is not read as the caller.
+    if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidRequest) throw new UpstreamRpcError(mount.name, error.code, `Upstream ${mount.name} refused the task: ${error.message}`, error.data);
     throw error;
   }
   if (outcome.kind !== 'task') {
@@ -102,15 +110,37 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
   if (!(await deps.pending.journaled(reserved.taskId, JOURNAL_MS))) {
     // The upstream made a task the proxy cannot keep (its row ended, or cannot be written): no
     // upstream task is left behind, and the call is refused.
-    await cancelUpstream(mount, outcome.task);
+    await deps.oweCancel(reserved.taskId, mount, outcome.task).catch(() => undefined);
     await deps.runtime.cancel(reserved).catch(() => undefined);
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
   }
   return created;
 }
 
+/**
+ * The caller's fair share of the upstream's capacity, counted after the reservation (which the
+ * counts include), so two calls racing for the last slot never both keep it: a reservation past
+ * the share is given up and the call refused, saying so.
+ */
+async function keepShare(deps: ProxiedCallDeps, mount: UpstreamMount, reserved: TaskRef): Promise<void> {
+  const capacity = mount.capacity;
+  const store = deps.runtime.store;
+  if (!capacity || !store.countLive) return;
+  let counts: LiveTaskCount;
+  try {
+    counts = await store.countLive([...(await mount.tools()).keys()], reserved.owner);
+  } catch (error) {
+    await giveUp(deps, reserved);
+    throw error;
+  }
+  if (fitsShare(capacity, counts)) return;
+  await giveUp(deps, reserved);
+  throw new UpstreamCapacityError(mount.name, capacity, counts);
+}
+
 /** Over quota: sent without the extension, so an optional upstream tool runs inline. */
 async function overQuota(
+  deps: ProxiedCallDeps,
   mount: UpstreamMount,
   tool: MountedTool,
   args: JsonObject,
@@ -129,7 +159,7 @@ async function overQuota(
   }
   if (outcome.kind === 'task') {
     // The upstream made a task although none was asked for: it cannot be kept within the quota.
-    await cancelUpstream(mount, outcome.task);
+    await cancelUnfollowed(deps, mount, outcome.task);
     throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
   }
   return relayInline(mount, outcome, tool, revision);
@@ -173,8 +203,9 @@ async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
   deps.pending.settle(reserved.taskId, { kind: 'none' });
 }
 
-async function cancelUpstream(mount: UpstreamMount, task: UpstreamTask): Promise<void> {
-  await mount.client.cancelTask(task.taskId).catch((error: unknown) => {
+/** An upstream task no task of ours mirrors: owed a cancel under a key of its own (each such task is owed once). */
+async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask): Promise<void> {
+  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}:${randomUUID()}`, mount, task).catch((error: unknown) => {
     console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
   });
 }

@@ -1,8 +1,10 @@
 import { ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
+import { abortableSleep as sleep } from './abortable-sleep.js';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import type { OweUpstreamCancel } from './upstream-proxy.js';
 
 /** What a relay task stores as its arguments: which upstream, which of its tools, with what. */
 export interface RelayArgs extends JsonObject {
@@ -35,6 +37,8 @@ export interface RelayDeps {
   readonly pending: PendingRelays;
   /** The proxy's store: a relay aborted because its own task was cancelled cancels upstream, one handed over does not. */
   readonly store: TaskStore;
+  /** Owes the upstream the cancel of a task nobody follows any more (delivered, retried, from any node). */
+  readonly oweCancel: OweUpstreamCancel;
 }
 
 /**
@@ -67,11 +71,11 @@ export function relayExecute(deps: RelayDeps) {
     }
     deps.pending.journal(ctx.taskId, true);
     try {
-      return await follow(mount, journaled, ctx, deps.store);
+      return await follow(mount, journaled, ctx, deps);
     } catch (error) {
       // The relay gives up (the upstream answers garbage, asks what cannot be relayed, stays
       // unreachable): the upstream task is not left running for nobody.
-      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await cancelQuietly(mount, journaled);
+      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await owe(deps, ctx.taskId, mount, journaled);
       throw error instanceof RelayInputError ? error.cause : error;
     }
   };
@@ -84,14 +88,14 @@ class RelayInputError extends Error {
   }
 }
 
-/** Cancels the journaled upstream task, best effort (the upstream may be the reason the relay gave up). */
-export async function cancelQuietly(mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
-  await mount.client.cancelTask(upstream.taskId, upstream.session).catch((error: unknown) => {
+/** Owes the upstream the cancel of the journaled task (the upstream may be the reason the relay gave up: it is retried). */
+async function owe(deps: RelayDeps, taskId: string, mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
+  await deps.oweCancel(taskId, mount, upstream).catch((error: unknown) => {
     console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstream.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
   });
 }
 
-async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, store: TaskStore): Promise<JsonObject> {
+async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, deps: RelayDeps): Promise<JsonObject> {
   const client = mount.client;
   const { taskId: upstreamTaskId, session } = upstream;
   const relayed = new Set<string>();
@@ -100,19 +104,29 @@ async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx
   let inputFailure: RelayInputError | undefined;
   const wake = new AbortController();
   for (;;) {
-    if (ctx.signal.aborted) return stop(mount, upstream, ctx, store);
+    if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
     if (inputFailure) throw inputFailure;
     let task: UpstreamTask | undefined;
     let pollMs = DEFAULT_POLL_MS;
+    let busy = false;
     try {
+      await mount.pacer.slot(ctx.signal);
+      if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
       task = await client.getTask(upstreamTaskId, session);
       unreachable = 0;
     } catch (error) {
-      // Unreachable, or an error answer: both may pass, so both are retried (bounded).
-      const retryable = (error instanceof UpstreamError && error.retryable) || error instanceof UpstreamRpcError;
-      if (!retryable || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
+      if (error instanceof UpstreamError && error.busy) {
+        // A busy upstream is alive: every relay of this node leaves it alone for as long as it asks, and that is no failure.
+        busy = true;
+        mount.pacer.busy(error.retryAfterMs!);
+        pollMs = Math.max(pollMs, error.retryAfterMs!);
+      } else {
+        // Unreachable, or an error answer: both may pass, so both are retried (bounded).
+        const retryable = (error instanceof UpstreamError && error.retryable) || error instanceof UpstreamRpcError;
+        if (!retryable || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
+      }
     }
-    if (task === undefined && unreachable === 0) {
+    if (task === undefined && unreachable === 0 && !busy) {
       throw new UpstreamError(mount.name, `its task ${upstreamTaskId} expired or no longer exists`);
     }
     if (task) {
@@ -130,7 +144,7 @@ async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx
           throw new JsonRpcError(error.code, error.message, error['data'] as never);
         }
         case 'cancelled':
-          if (ctx.signal.aborted) return stop(mount, upstream, ctx, store);
+          if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
           throw new UpstreamError(mount.name, `its task ${upstreamTaskId} was cancelled upstream`);
         case 'input_required':
           for (const [key, request] of Object.entries(task.inputRequests ?? {})) {
@@ -190,26 +204,13 @@ class ForwardFailed extends Error {}
  * The run was aborted: when the proxy's task was cancelled, the upstream one is cancelled too; a
  * run handed over (drain) or superseded leaves it to the run that follows.
  */
-async function stop(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, store: TaskStore): Promise<never> {
-  const own = await store.get({ taskId: ctx.taskId, owner: ctx.owner }).catch(() => undefined);
-  if (own?.status === 'cancelled') await cancelQuietly(mount, upstream);
+async function stop(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, deps: RelayDeps): Promise<never> {
+  const own = await deps.store.get({ taskId: ctx.taskId, owner: ctx.owner }).catch(() => undefined);
+  if (own?.status === 'cancelled') await owe(deps, ctx.taskId, mount, upstream);
   throw new TaskCancelledError();
 }
 
 function clampPoll(ms: number | undefined): number {
   if (ms === undefined || !Number.isFinite(ms)) return DEFAULT_POLL_MS;
   return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, Math.round(ms)));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

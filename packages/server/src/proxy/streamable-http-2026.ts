@@ -1,11 +1,12 @@
 import { ErrorCode, type JsonObject } from '@mcp-tasks/core';
 import { TASKS_EXTENSION } from '../capability/tasks-extension.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './upstream-client.js';
+import { retryAfterMs } from './retry-after.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 
 const REVISION = '2026-07-28';
-/** Largest upstream answer read, so a misbehaving upstream cannot cost the proxy unbounded memory. */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Largest upstream answer read by default, so a misbehaving upstream cannot cost the proxy unbounded memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 
 /** Options of {@link StreamableHttp2026Client}. */
@@ -19,7 +20,14 @@ export interface StreamableHttp2026Options {
   readonly timeoutMs?: number;
   /** What the proxy calls itself upstream. */
   readonly clientInfo?: { name: string; version: string };
+  /** Largest answer read (bytes, counted while it streams in). Default 8 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Most tools a `tools/list` (all pages) may list. Default {@link DEFAULT_MAX_TOOLS}. */
+  readonly maxTools?: number;
 }
+
+/** Most tools one upstream may list by default: a longer list is refused, not served to every caller. */
+export const DEFAULT_MAX_TOOLS = 1_000;
 
 /**
  * An upstream speaking 2026-07-28 over Streamable HTTP: stateless requests, each with its
@@ -42,6 +50,8 @@ export class StreamableHttp2026Client implements UpstreamClient {
       const result = await this.#request('tools/list', cursor === undefined ? {} : { cursor }, { tasks: false });
       const listed = result['tools'];
       if (!Array.isArray(listed)) throw this.#garbage('tools/list has no tools array');
+      const maxTools = this.#options.maxTools ?? DEFAULT_MAX_TOOLS;
+      if (tools.length + listed.length > maxTools) throw this.#garbage(`tools/list lists more than ${maxTools} tools`);
       for (const tool of listed) {
         if (!isObject(tool) || typeof tool['name'] !== 'string' || !isObject(tool['inputSchema'])) throw this.#garbage('a listed tool has no name or inputSchema');
         tools.push({
@@ -148,10 +158,18 @@ export class StreamableHttp2026Client implements UpstreamClient {
     let contentType: string;
     let status: number;
     try {
+      // The deadline covers the whole exchange, body included: past it the connection is dropped,
+      // which ends the request upstream as well.
       const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
       status = response.status;
+      if (status === 429 || status === 503) {
+        await response.body?.cancel().catch(() => undefined);
+        const waitMs = retryAfterMs(response.headers.get('retry-after'));
+        throw new UpstreamError(name, `${method} was refused for the upstream's capacity (HTTP ${status}); it asks to wait ${waitMs} ms`, { retryAfterMs: waitMs });
+      }
       contentType = response.headers.get('content-type') ?? '';
-      text = await readBounded(response);
+      const maxBytes = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      text = await readBounded(response, maxBytes, () => new UpstreamError(name, `${method} answered more than ${maxBytes} bytes; the answer was cut off`, { retryable: false }));
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
@@ -174,12 +192,31 @@ export class StreamableHttp2026Client implements UpstreamClient {
   }
 }
 
-async function readBounded(response: Response): Promise<string> {
+/**
+ * The body as text, read chunk by chunk and cut off (the connection dropped) at `maxBytes`: a
+ * hostile upstream's 400 MB answer costs the proxy at most the limit, not the answer.
+ */
+async function readBounded(response: Response, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const length = Number(response.headers.get('content-length') ?? '0');
-  if (length > MAX_RESPONSE_BYTES) throw new Error('response too large');
-  const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) throw new Error('response too large');
-  return text;
+  if (length > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 /** The JSON-RPC response with `id` in a JSON body or an SSE stream; `undefined` when there is none. */

@@ -7,11 +7,19 @@ import { ErrorCode, JsonRpcError } from '@mcp-tasks/core';
 export class UpstreamError extends JsonRpcError {
   /** Whether trying again may help (unreachable, slow); false when the upstream's answer itself rules it out. */
   readonly retryable: boolean;
+  /** The upstream refused for its own capacity (HTTP 429, 503): how long it asked to be left alone (`Retry-After`), in ms. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(upstream: string, what: string, options: { code?: number; retryable?: boolean } = {}) {
+  constructor(upstream: string, what: string, options: { code?: number; retryable?: boolean; retryAfterMs?: number } = {}) {
     super(options.code ?? ErrorCode.InternalError, `Upstream ${upstream}: ${what}`, { upstream });
     this.name = 'UpstreamError';
     this.retryable = options.retryable ?? true;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** Whether the upstream said it is too busy (a 429 or 503), as opposed to unreachable or broken. */
+  get busy(): boolean {
+    return this.retryAfterMs !== undefined;
   }
 }
 

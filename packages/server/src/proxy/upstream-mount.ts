@@ -4,6 +4,8 @@ import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
 import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
 import { UpstreamError } from './upstream-error.js';
+import { UpstreamPacer, type UpstreamRateOptions } from './upstream-pacer.js';
+import { upstreamCapacity, type UpstreamCapacity, type UpstreamCapacityOptions } from './upstream-share.js';
 
 /** Options of {@link proxyUpstream}. */
 export interface ProxyUpstreamOptions {
@@ -23,11 +25,30 @@ export interface ProxyUpstreamOptions {
   readonly timeoutMs?: number;
   /** The protocol revision the upstream speaks. Default `2026-07-28` (with the tasks extension). */
   readonly revision?: '2026-07-28' | '2025-11-25';
+  /** Largest upstream answer read, counted while it streams in (bytes; a 2026-07-28 upstream). Default 8 MiB. */
+  readonly maxResponseBytes?: number;
+  /** Most tools its `tools/list` may list (all pages): a longer list is refused. Default 1 000. */
+  readonly maxTools?: number;
+  /** Largest `inputSchema` or `outputSchema` served (bytes of JSON): a tool with a larger one is not served. Default 64 KiB. */
+  readonly maxSchemaBytes?: number;
+  /** Largest tool list served (bytes of JSON of every served tool's listing): every caller's `tools/list` carries it. A longer one is refused and the cached list kept. Default 2 MiB. */
+  readonly maxToolListBytes?: number;
+  /**
+   * What the gateway may hold of this upstream (its quota for the gateway's credential), shared
+   * fairly between the gateway's callers (see {@link fitsShare}). Absent: the upstream's own
+   * refusals are the only bound. Needs a store that counts live tasks (`PostgresTaskStore`).
+   */
+  readonly capacity?: UpstreamCapacityOptions;
+  /** The upstream's rate for the gateway's credential, and the share of it one node's relays may use (their polls spaced evenly). Absent: relays poll at the upstream's `pollIntervalMs` unpaced. */
+  readonly rate?: UpstreamRateOptions;
   /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** The default bound of one tool's schemas: every caller's `tools/list` carries them. */
+const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
+const DEFAULT_MAX_TOOL_LIST_BYTES = 2 * 1024 * 1024;
 
 /**
  * An upstream MCP server mounted next to a host's own tools: its tools (fetched and cached for a
@@ -36,9 +57,15 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export class UpstreamMount {
   readonly name: string;
   readonly client: UpstreamClient;
+  /** Paces the relays of this node towards it. */
+  readonly pacer: UpstreamPacer;
+  /** What the gateway may hold of it, when configured. */
+  readonly capacity: UpstreamCapacity | undefined;
   readonly #rename: (tool: string) => string;
   readonly #filter: (tool: UpstreamTool) => boolean;
   readonly #ttlMs: number;
+  readonly #maxSchemaBytes: number;
+  readonly #maxListBytes: number;
   #tools: { readonly at: number; readonly byName: ReadonlyMap<string, MountedTool> } | undefined;
   #refresh: Promise<ReadonlyMap<string, MountedTool>> | undefined;
   readonly #listeners: Array<(tools: readonly MountedTool[]) => void> = [];
@@ -52,11 +79,17 @@ export class UpstreamMount {
       url: options.url!,
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+      ...(options.maxTools === undefined ? {} : { maxTools: options.maxTools }),
     };
     this.client = options.client ?? (options.revision === '2025-11-25' ? new StreamableHttp2025Client(connection) : new StreamableHttp2026Client(connection));
     this.#rename = options.rename ?? ((tool) => `${options.name}_${tool}`);
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
+    this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
+    this.#maxListBytes = options.maxToolListBytes ?? DEFAULT_MAX_TOOL_LIST_BYTES;
+    this.pacer = new UpstreamPacer(options.name, options.rate);
+    this.capacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
   }
 
@@ -118,10 +151,20 @@ export class UpstreamMount {
   async #fetch(): Promise<ReadonlyMap<string, MountedTool>> {
     const listed = await this.client.listTools();
     const byName = new Map<string, MountedTool>();
+    let listBytes = 0;
     for (const tool of listed) {
       if (!this.#filter(tool)) continue;
+      const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? {}), 'utf8');
+      if (schemaBytes > this.#maxSchemaBytes) {
+        console.error(`mcp-tasks: upstream ${this.name}: tool ${logSafe(tool.name)} is not served: its schemas are ${schemaBytes} bytes, over maxSchemaBytes ${this.#maxSchemaBytes}`);
+        continue;
+      }
       const exposed = this.#rename(tool.name);
-      if (!byName.has(exposed)) byName.set(exposed, new MountedTool(exposed, tool));
+      if (byName.has(exposed)) continue;
+      const mounted = new MountedTool(exposed, tool);
+      listBytes += Buffer.byteLength(JSON.stringify(mounted.listing()), 'utf8');
+      if (listBytes > this.#maxListBytes) throw new UpstreamError(this.name, `its tool list is over maxToolListBytes (${this.#maxListBytes} bytes); the cached list, if any, is kept`, { retryable: false });
+      byName.set(exposed, mounted);
     }
     this.#tools = { at: Date.now(), byName };
     for (const listener of this.#listeners) listener([...byName.values()]);

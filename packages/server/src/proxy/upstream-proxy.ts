@@ -1,4 +1,4 @@
-import { logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import { logSafe, type JsonObject, type TaskRef, type TaskRuntime, type UpstreamCancelLedger } from '@mcp-tasks/core';
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
@@ -8,6 +8,12 @@ import { PendingRelays } from './pending-relays.js';
 import { proxiedToolsCall } from './proxied-tools-call.js';
 import { relayExecute, UPSTREAM_TASK_STEP, type JournaledUpstreamTask, type RelayArgs } from './relay-task.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import { MemoryUpstreamCancelLedger } from './memory-upstream-cancel-ledger.js';
+import { UpstreamCancelService, type UpstreamCancelServiceConfig } from './upstream-cancel-service.js';
+import type { UpstreamTask } from './upstream-client.js';
+
+/** How a proxy owes an upstream a cancel: `taskId` is the gateway's own task (or a key of its own for a task none mirrors). */
+export type OweUpstreamCancel = (taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>) => Promise<void>;
 
 /**
  * The upstreams one handler mounts: their tools for `tools/list`, their calls, and the relay
@@ -23,9 +29,12 @@ export class UpstreamProxy {
 
   readonly #tasks: boolean;
   readonly #store: TaskRuntime['store'];
+  readonly #ledger: UpstreamCancelLedger;
+  readonly #cancels: UpstreamCancelService;
+  readonly #owe: OweUpstreamCancel;
 
   /** `tasks` false: every call goes upstream without the extension (this server makes no tasks). */
-  constructor(runtime: TaskRuntime, tasks: boolean, mounts: readonly UpstreamMount[], maxArgumentBytes: number) {
+  constructor(runtime: TaskRuntime, tasks: boolean, mounts: readonly UpstreamMount[], maxArgumentBytes: number, cancels: UpstreamCancelServiceConfig = {}) {
     this.#tasks = tasks;
     this.#store = runtime.store;
     const byName = new Map<string, UpstreamMount>();
@@ -35,7 +44,13 @@ export class UpstreamProxy {
     }
     this.#mounts = byName;
     this.#maxArgumentBytes = maxArgumentBytes;
-    this.#execute = relayExecute({ mounts: byName, pending: this.#pending, store: runtime.store }) as never;
+    // Owed cancels live where every node sees them when the store can share them, so whichever
+    // node is up delivers them; else in this process.
+    this.#ledger = runtime.store.upstreamCancels ?? new MemoryUpstreamCancelLedger();
+    this.#cancels = new UpstreamCancelService(this.#ledger, byName, cancels);
+    this.#cancels.start();
+    this.#owe = (taskId, mount, task) => this.#oweCancel(taskId, mount, task);
+    this.#execute = relayExecute({ mounts: byName, pending: this.#pending, store: runtime.store, oweCancel: this.#owe }) as never;
     for (const mount of mounts) {
       mount.onTools((tools) => {
         if (!tasks) return;
@@ -81,7 +96,7 @@ export class UpstreamProxy {
     ownNames: ReadonlySet<string>,
     revision?: TaskCallRevision,
   ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
-    const callDeps = { ...deps, pending: this.#pending, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks, ...(revision ? { revision } : {}) };
+    const callDeps = { ...deps, pending: this.#pending, oweCancel: this.#owe, maxArgumentBytes: this.#maxArgumentBytes, execute: this.#execute, tasks: this.#tasks, ...(revision ? { revision } : {}) };
     return async (request, ctx) => {
       const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
       const found = typeof params.name === 'string' && !ownNames.has(params.name) ? await this.find(params.name) : undefined;
@@ -121,14 +136,30 @@ export class UpstreamProxy {
       if (!record || record.status !== 'cancelled' || !mount) return;
       const step = (await this.#store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
       const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
-      if (typeof journaled?.taskId === 'string') await mount.client.cancelTask(journaled.taskId, typeof journaled.session === 'string' ? journaled.session : undefined);
+      if (typeof journaled?.taskId === 'string') await this.#owe(ref.taskId, mount, { taskId: journaled.taskId, ...(typeof journaled.session === 'string' ? { session: journaled.session } : {}) });
     } catch (error) {
       console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
     }
   }
 
-  /** Stops fetching tool lists in the background. */
+  /**
+   * Records the cancel as owed and wakes the delivery: it is tried at once and again, from any
+   * node, until the upstream acknowledges it. A ledger that cannot be written gets one direct try.
+   */
+  async #oweCancel(taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>): Promise<void> {
+    try {
+      await this.#ledger.owe({ taskId, upstream: mount.name, upstreamTaskId: task.taskId, ...(task.session === undefined ? {} : { session: task.session }) });
+    } catch (error) {
+      console.error(`mcp-tasks: upstream ${mount.name}: the cancel of task ${task.taskId} could not be recorded, trying it once: ${logSafe(error instanceof Error ? error.message : error)}`);
+      await mount.client.cancelTask(task.taskId, task.session).catch(() => undefined);
+      return;
+    }
+    this.#cancels.wake();
+  }
+
+  /** Stops fetching tool lists and delivering owed cancels in the background (cancels still owed stay in the ledger). */
   stop(): void {
     for (const warmUp of this.#warmUps) warmUp.stop();
+    void this.#cancels.stop();
   }
 }
