@@ -22,7 +22,7 @@ import { CancelHintCheck } from './cancel-hint-check.js';
 import { claimHolds, stateOf, type RunClaim } from '../machine/task-state.js';
 import { isClaimable } from '../machine/decide-park.js';
 import { ControlPoller } from './control-poller.js';
-import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
+import { classifyOwnRpcError, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
 import { RunContext, type RunContextHost } from './run-context.js';
 import type { TaskContext } from './task-context.js';
@@ -453,8 +453,9 @@ export class TaskRuntime {
 
   /**
    * Aborts every run without recording anything (their tasks stay as they are, for another node's
-   * lease reaper to settle) and stops polling. Waits briefly for runs to unwind; a tool that ignores
-   * its signal is not waited for.
+   * lease reaper to settle: released when resumable, failed otherwise) and stops polling. What the
+   * aborted tools return or throw is not written. Waits briefly for runs to unwind; a tool that
+   * ignores its signal is not waited for.
    */
   async close(): Promise<void> {
     this.#draining = true;
@@ -486,10 +487,14 @@ export class TaskRuntime {
         const result = await telemetry.within(() => request.execute(request.args, new RunContext(run, this.#contextHost, request.clientCapabilities), request.carried));
         outcome = { status: 'completed', result };
       } catch (error) {
-        // A parked run's end is no outcome: the task waits for its answer and a later claim runs it.
-        if (!run.parked) outcome = this.#outcomeOfThrow(run, error, telemetry);
+        if (!run.aborted) outcome = this.#outcomeOfThrow(run, error, telemetry);
       }
-      const written = outcome && !run.parked ? await this.#finish(run, outcome) : undefined;
+      // An aborted run's end is never its task's outcome, however the tool left (returning what it
+      // had, throwing its signal's reason): a cancel or an end elsewhere already settled the task,
+      // a park left it for its answer, a drain settled it before aborting, and an abort of the
+      // runtime's own (close, a lost lease, the database out for a whole lease) leaves it for the
+      // lease, the rescuer or, when resumable, another node's run.
+      const written = outcome && !run.aborted ? await this.#finish(run, outcome) : undefined;
       await this.#reportEnd(run, telemetry, written);
     } finally {
       unwatch();
@@ -542,9 +547,6 @@ export class TaskRuntime {
     const rpcError = this.#classify(error);
     telemetry.threw(error, rpcError);
     if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
-    // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
-    // is already terminal and the write below loses its compare-and-set.
-    if (run.aborted && isAbortError(error)) return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
     if (isRuntimeFault(error)) {
       const ref = newErrorRef();
       this.#onError(error, { ...run.ref, tool: run.tool, ref });
@@ -746,8 +748,4 @@ async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
 
 function labelsOf(task: TaskRecord): TaskLabels {
   return { taskId: task.taskId, tool: task.tool, server: task.owner.server };
-}
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof TaskCancelledError || (error instanceof Error && error.name === 'AbortError');
 }
