@@ -529,8 +529,12 @@ export class TaskRuntime {
   async #reportEnd(run: ActiveRun, telemetry: RunTelemetry, written: TaskRecord | undefined): Promise<void> {
     let final = written;
     if (!final) {
-      // The outcome lost its compare-and-set (a cancel won, the task expired): say what stands.
+      // No outcome, or it lost its compare-and-set (a cancel won, the task expired): say what stands.
       final = await this.store.get(run.ref).catch(() => undefined);
+      // A run that parked, was handed over or was given up did not finish its task.
+      if (final && !isTerminal(final.status)) {
+        return telemetry.leftLive(run.parked ? 'parked' : final.nodeId === null ? 'released' : 'left', final.status);
+      }
     } else {
       this.#telemetry.status(run.labels, final.status);
     }
