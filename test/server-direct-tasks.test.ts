@@ -260,6 +260,8 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       { name: 'a good answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: ALICE }) },
       { name: 'a wrapped answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE }) },
       { name: 'an unknown key', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: answer } }, auth: ALICE }) },
+      { name: 'an unknown key carrying a string beside a good answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: 'yes', ok: answer } }, auth: ALICE }) },
+      { name: 'an unknown key carrying a wrapper beside a wrapped answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: { method: 'x', result: {} }, ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE }) },
       { name: 'no inputResponses', ask: (taskId) => ({ method: 'tasks/update', params: { taskId }, auth: ALICE }) },
       { name: 'inputResponses a string', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: 'yes' }, auth: ALICE }) },
       { name: 'another owner', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: BOB }) },
@@ -273,6 +275,26 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       const viaDirect = await send(direct, ask(forDirect));
       assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
       assert.equal(await settled(forDirect), await settled(forSdk), `${name}: the same effect`);
+    }
+  });
+
+  it('tasks/update ignores unknown keys whatever their value, and refuses only a malformed answer to an outstanding key, naming it (both paths)', async () => {
+    const answer = { action: 'accept', content: { ok: true } };
+    const ignored: Record<string, unknown> = { 'a string': 'yes', null: null, 'a number': 3, 'an array': [answer], 'a {method, result} wrapper': { method: 'elicitation/create', result: answer } };
+    for (const [name, handler] of [['SDK', sdk], ['direct', direct]] as const) {
+      for (const [what, value] of Object.entries(ignored)) {
+        const taskId = await createTask(ALICE);
+        const reply = await send(handler, { method: 'tasks/update', params: { taskId, inputResponses: { nope: value, ok: answer } }, auth: ALICE });
+        assert.equal(JSON.parse(reply.body).result?.resultType, 'complete', `${name}, an unknown key carrying ${what}: acked (${reply.body})`);
+        assert.equal(await settled(taskId), 'completed', `${name}, an unknown key carrying ${what}: the answer beside it counts`);
+      }
+      const taskId = await createTask(ALICE);
+      const reply = await send(handler, { method: 'tasks/update', params: { taskId, inputResponses: { nope: 'yes', ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE });
+      const error = JSON.parse(reply.body).error;
+      assert.equal(error?.code, -32602, `${name}: a wrapped answer to an outstanding key is refused (${reply.body})`);
+      assert.match(error.message, /^inputResponses\.ok /, `${name}: the refusal names the outstanding key, not the unknown one`);
+      assert.deepEqual(error.data, { invalidKeys: ['ok'] });
+      assert.equal(await settled(taskId), 'input_required', `${name}: nothing was stored`);
     }
   });
 

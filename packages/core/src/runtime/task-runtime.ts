@@ -3,6 +3,7 @@ import { context as otelContext, type Context } from '@opentelemetry/api';
 import { ErrorCode } from '../errors/error-codes.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { JsonRpcError, type JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+import { MalformedInputResponseError } from '../errors/malformed-input-response-error.js';
 import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import { admitInputRequest } from '../input/admit-input-request.js';
@@ -390,8 +391,18 @@ export class TaskRuntime {
     return record;
   }
 
-  /** Records answers (`tasks/update`); unknown and already answered keys are ignored. */
-  async update(ref: TaskRef, responses: InputResponses): Promise<void> {
+  /**
+   * Records answers (`tasks/update`); unknown and already answered keys are ignored.
+   * `malformedKeys` are keys whose value the MCP layer could not take as an answer (not a bare
+   * result object): ignored too unless the task waits on one, which refuses the whole update with
+   * {@link MalformedInputResponseError} naming it, so nothing of it is stored.
+   */
+  async update(ref: TaskRef, responses: InputResponses, malformedKeys: readonly string[] = []): Promise<void> {
+    if (malformedKeys.length > 0) {
+      const outstanding = (await this.store.controlStates([ref])).get(ref.taskId)?.outstandingKeys ?? [];
+      const refused = malformedKeys.find((key) => outstanding.includes(key));
+      if (refused !== undefined) throw new MalformedInputResponseError(refused);
+    }
     const answered = await this.store.answerInput(ref, responses);
     if (!answered) throw new TaskNotFoundError();
     if (answered.accepted.length === 0) return;
