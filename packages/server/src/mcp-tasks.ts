@@ -354,9 +354,11 @@ export class McpTasks {
     }
     if (!this.enabled) return;
 
-    server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-    // A 2025-11-25 client reads the capability in `initialize`; auth info decides tasks/list.
+    // One revision's advertisement each: a 2025-11-25 client reads `capabilities.tasks` in
+    // `initialize` (auth info decides tasks/list), and the 2026-07-28 extension is not defined
+    // there (SEP-2663), so it is not put beside it.
     if (legacy) server.server.registerCapabilities({ tasks: legacyTasksCapability(servesTaskList(this.#listTasks, context?.authInfo !== undefined)) } as never);
+    else server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
