@@ -41,6 +41,7 @@ import { runInline } from './tool/run-inline.js';
 import { claimedTaskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
+import { withSubjectRequired } from './auth/subjectless-token.js';
 import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
 import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
@@ -154,6 +155,8 @@ export class McpTasks {
   readonly runtime: TaskRuntime;
   readonly enabled: boolean;
   readonly #resolveOwner: OwnerResolver;
+  /** Whether owners are {@link defaultOwnerResolver}'s (the handler then refuses tokens without a subject). */
+  readonly #defaultOwner: boolean;
   readonly #serverName: string | undefined;
   readonly #maxArgumentBytes: number;
   readonly #classifyError: RpcErrorClassifier;
@@ -185,6 +188,7 @@ export class McpTasks {
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
     this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
+    this.#defaultOwner = resolveOwner === undefined;
     this.#resolveOwner = resolveOwner ?? defaultOwnerResolver(hostScope === undefined ? {} : { hostScope });
     this.#serverName = serverName;
     this.#maxArgumentBytes = maxArgumentBytes ?? 1024 * 1024;
@@ -261,7 +265,9 @@ export class McpTasks {
       : undefined;
     const serve: DirectServe = async (request) => (await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request));
     const front = withTaskRequests(listen, serve);
-    return Object.assign(withBodyChecks(front), { serveDirect: serve });
+    const handler = Object.assign(withBodyChecks(front), { serveDirect: serve });
+    // The default owner has no owner for a token without a subject; a host's own resolver decides.
+    return this.#defaultOwner ? withSubjectRequired(handler) : handler;
   }
 
   /**
