@@ -76,6 +76,14 @@ export interface TaskRuntimeOptions {
   readonly maxConcurrentRuns?: number;
   /** Runs a resumable task may lose (its node died or was found stale) before it fails. Default 3; hand-overs do not count. */
   readonly maxAttempts?: number;
+  /**
+   * How long an aborted run (cancelled, superseded, given up by its node) may take to return
+   * before it stops counting against {@link maxConcurrentRuns} (ms). JavaScript cannot stop a
+   * function that ignores its signal; past this its slot is given back, it is counted
+   * (`mcp_tasks.runs.ignored_abort`) and reported to `onError`, and whatever it writes when it
+   * wakes stays refused. Default 5 000.
+   */
+  readonly abortGraceMs?: number;
 }
 
 /** How a node runs a tool's tasks it claims: the tool's body, found by the task's tool name. */
@@ -122,7 +130,7 @@ export interface TaskRunRequest<Args> {
 /** The status message of a task waiting for a free run slot. */
 export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100 } as const;
+const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000 } as const;
 
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
 
@@ -149,6 +157,9 @@ export class TaskRuntime {
   readonly #detachRuns: Unsubscribe;
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
+  readonly abortGraceMs: number;
+  /** The grace timers of aborted runs that have not returned yet. */
+  readonly #graceTimers = new Map<ActiveRun, NodeJS.Timeout>();
   readonly #executors = new Map<string, TaskExecutor>();
   #claimTimer: NodeJS.Timeout | undefined;
   #unclaimable: Unsubscribe = () => {};
@@ -183,6 +194,8 @@ export class TaskRuntime {
       throw new RangeError('maxConcurrentRuns must be a positive integer or Infinity');
     }
     if (!(Number.isSafeInteger(this.maxAttempts) && this.maxAttempts > 0 && this.maxAttempts <= 1_000)) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
+    this.abortGraceMs = options.abortGraceMs ?? DEFAULTS.abortGraceMs;
+    if (!(Number.isSafeInteger(this.abortGraceMs) && this.abortGraceMs >= 0)) throw new RangeError('abortGraceMs must be a non-negative integer');
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
     this.#onError =
@@ -279,21 +292,48 @@ export class TaskRuntime {
     const { taskId } = record;
     // The request's owner and tool name, equal to the record's: the caller holds them anyway, and
     // the row's copies (parsed per task) need not stay alive with the run.
-    const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable);
+    const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable, this.#startAbortGrace);
     this.#runs.set(taskId, run);
     // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
-      // A parked run may still be unwinding when this node claims its task again: the new run's
-      // entries are not this run's to remove.
-      if (this.#runs.get(taskId) === run) {
-        this.#runs.delete(taskId);
-        this.#settled.delete(taskId);
-      }
-      // A freed slot may take a queued task; without a limit nothing waits for one, and the
-      // hot path pays no claim query per finished run.
-      if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
+      clearTimeout(this.#graceTimers.get(run));
+      this.#graceTimers.delete(run);
+      this.#freeSlot(run);
     });
     this.#settled.set(taskId, settled);
+  }
+
+  /** The run no longer holds a slot here: it returned, or its abort's grace ran out. */
+  #freeSlot(run: ActiveRun): void {
+    // A parked run may still be unwinding when this node claims its task again: the new run's
+    // entries are not this run's to remove.
+    if (this.#runs.get(run.ref.taskId) !== run) return;
+    this.#runs.delete(run.ref.taskId);
+    this.#settled.delete(run.ref.taskId);
+    // A freed slot may take a queued task; without a limit nothing waits for one, and the
+    // hot path pays no claim query per finished run.
+    if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
+  }
+
+  /** Every aborted run gets `abortGraceMs` to return (one function for all runs). */
+  readonly #startAbortGrace = (run: ActiveRun): void => {
+    if (!this.#settled.has(run.ref.taskId)) return;
+    const timer = setTimeout(() => this.#abortIgnored(run), this.abortGraceMs);
+    timer.unref();
+    this.#graceTimers.set(run, timer);
+  };
+
+  /**
+   * The run did not return within its abort's grace: it stops counting against
+   * `maxConcurrentRuns` (and as held: a rescuer may settle its task), and is counted and
+   * reported. It writes nothing more: every write of an aborted run is refused.
+   */
+  #abortIgnored(run: ActiveRun): void {
+    this.#graceTimers.delete(run);
+    if (this.#runs.get(run.ref.taskId) !== run) return;
+    this.#telemetry.abortIgnored(run.labels);
+    this.#onError(new Error(`the run ignored its abort for ${this.abortGraceMs} ms; its run slot is given back and whatever it writes is refused`), { ...run.ref, tool: run.tool });
+    this.#freeSlot(run);
   }
 
   /** The claim of this node's run of an attempt; runs of one attempt share one (it is never changed). */

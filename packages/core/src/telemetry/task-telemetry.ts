@@ -43,6 +43,7 @@ export class TaskTelemetry {
   readonly #created: Counter;
   readonly #finished: Counter;
   readonly #unfinished: Counter;
+  readonly #abortsIgnored: Counter;
   readonly #running: UpDownCounter;
   readonly #runDuration: Histogram;
   readonly #inputWaits: Counter;
@@ -61,6 +62,9 @@ export class TaskTelemetry {
     this.#finished = meter.createCounter('mcp_tasks.finished', { description: 'Task runs ended on this node, by final status' });
     this.#unfinished = meter.createCounter('mcp_tasks.runs.unfinished', {
       description: 'Task runs ended on this node that left their task live, by how (parked, released, left)',
+    });
+    this.#abortsIgnored = meter.createCounter('mcp_tasks.runs.ignored_abort', {
+      description: 'Aborted task runs that had not returned within the abort grace period; their run slots were given back',
     });
     this.#running = meter.createUpDownCounter('mcp_tasks.running', { description: 'Task runs executing on this node now' });
     this.#runDuration = meter.createHistogram('mcp_tasks.run.duration_seconds', {
@@ -94,6 +98,11 @@ export class TaskTelemetry {
 
   inputWait(task: TaskLabels): void {
     this.#inputWaits.add(1, { 'gen_ai.tool.name': task.tool });
+  }
+
+  /** An aborted run overstayed its grace period (see `TaskRuntimeOptions.abortGraceMs`). */
+  abortIgnored(task: TaskLabels): void {
+    this.#abortsIgnored.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
   }
 
   cancelDelivered(seconds: number): void {
