@@ -17,6 +17,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import * as z from 'zod';
 import { limitRefusalServer } from '../packages/server/src/direct/limit-refusal-server.js';
 import { requestBody, requestHeaders } from './server-raw-client.js';
+import { assertReplyConforms } from './support/ext-tasks-schema.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
@@ -132,7 +133,10 @@ async function send(handler: McpTasksHandler, ask: Ask): Promise<Exchange> {
   const response = await within(handler.fetch(request, { parsedBody: body, ...(ask.auth ? { authInfo: ask.auth } : {}) }), 10_000, `${ask.method} answered`);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  return { status: response.status, headers, body: await response.text() };
+  const text = await response.text();
+  // Both paths' answers are checked against the extension's official schema.
+  if ((response.headers.get('content-type') ?? '').includes('application/json') && text !== '') assertReplyConforms(ask.method, JSON.parse(text));
+  return { status: response.status, headers, body: text };
 }
 
 /** Whether the direct path itself takes `ask` (or leaves it to the SDK). */
