@@ -52,7 +52,7 @@ describe('a verified token without a subject', () => {
           const challenge = response.headers.get('www-authenticate') ?? '';
           assert.match(challenge, /^Bearer error="invalid_token"/, challenge);
           assert.match(challenge, /names no subject \(sub\)/, challenge);
-          assert.equal((await response.json()).error, 'invalid_token');
+          assert.equal(((await response.json()) as { error?: string }).error, 'invalid_token');
         }
         const after = (await store.list({ subject: 'host', server: 'subjectless', clientId: 'app', resource: String(RESOURCE) }, {})).tasks.length;
         assert.equal(after, before, 'no task was created under the host scope');
@@ -71,7 +71,7 @@ describe('a verified token without a subject', () => {
     const { request, body } = post('tools/call', { name: 'quick', arguments: {} });
     const response = await handlers['the direct path']!.fetch(request, { authInfo: WITH_SUB, parsedBody: body });
     assert.equal(response.status, 200);
-    assert.equal((await response.json()).result?.resultType, 'task');
+    assert.equal(((await response.json()) as { result?: { resultType?: string } }).result?.resultType, 'task');
   });
 
   it('the default owner resolver never puts such a token in the host scope', () => {

@@ -84,7 +84,7 @@ export async function listen(url: string, taskIds: readonly string[] | undefined
     abort: () => abort.abort(),
   };
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const json = await res.json();
+    const json = (await res.json()) as Record<string, any>;
     const violation = frameViolation(json);
     if (violation !== undefined) throw new Error(`subscriptions/listen: ${violation}`);
     return { ...stream, json, ended: Promise.resolve() };

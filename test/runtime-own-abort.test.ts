@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { TaskRuntime, type TaskContext, type TaskNode, type TaskOwner, type TaskSignal, type TaskStore } from '@mcp-tasks/core';
+import { TaskRuntime, type JsonObject, type TaskContext, type TaskNode, type TaskOwner, type TaskSignal, type TaskStore } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase } from './support/database.js';
@@ -18,7 +18,7 @@ const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'own-
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 
 /** How a tool leaves when its signal fires: each is what real tools do. */
-const WAYS_OUT: Record<string, (ctx: TaskContext) => Promise<object>> = {
+const WAYS_OUT: Record<string, (ctx: TaskContext) => Promise<JsonObject>> = {
   'returns what it has': async () => text('Exported 0 of 6 files.'),
   'throws its signal’s reason': async (ctx) => {
     throw ctx.signal.reason;
@@ -30,12 +30,12 @@ const WAYS_OUT: Record<string, (ctx: TaskContext) => Promise<object>> = {
 };
 
 /** A tool that runs until its signal fires, then leaves the given way; `started` resolves once it runs. */
-function abortable(wayOut: (ctx: TaskContext) => Promise<object>) {
+function abortable(wayOut: (ctx: TaskContext) => Promise<JsonObject>) {
   let started!: () => void;
   let left!: () => void;
   const running = new Promise<void>((resolve) => (started = resolve));
   const gone = new Promise<void>((resolve) => (left = resolve));
-  const execute = async (_args: object, ctx: TaskContext) => {
+  const execute = async (_args: object, ctx: TaskContext): Promise<JsonObject> => {
     started();
     try {
       await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));

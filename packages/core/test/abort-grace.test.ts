@@ -79,7 +79,8 @@ describe('a run that ignores its abort', () => {
 
     const { resourceMetrics } = await reader.collect();
     const points = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).filter((metric) => metric.descriptor.name === 'mcp_tasks.runs.ignored_abort');
-    assert.equal(points.flatMap((metric) => metric.dataPoints).reduce((n, point) => n + (point.value as number), 0), 1, 'counted once');
+    const counted = points.flatMap((metric) => metric.dataPoints as Array<{ value: unknown }>).reduce((n, point) => n + (point.value as number), 0);
+    assert.equal(counted, 1, 'counted once');
     await rt.close();
   });
 

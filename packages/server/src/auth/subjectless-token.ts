@@ -12,7 +12,7 @@ export const SUBJECTLESS_TOKEN_MESSAGE = 'Invalid token: it names no subject (su
  * owner refuses such a token: falling back to the host scope would let every such token of one
  * client share its tasks.
  */
-export function namesNoSubject(authInfo: AuthInfo | undefined): authInfo is AuthInfo {
+export function namesNoSubject(authInfo: AuthInfo | undefined): boolean {
   if (authInfo === undefined) return false;
   const sub = authInfo.extra?.['sub'];
   return !(typeof sub === 'string' && sub !== '');
@@ -35,9 +35,12 @@ export function subjectlessTokenResponse(authInfo: AuthInfo): Response {
 
 /** `handler` refusing every request whose verified token names no subject, on `fetch` and `serveDirect` alike, before anything else sees it. */
 export function withSubjectRequired(handler: McpTasksHandler): McpTasksHandler {
-  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> =>
-    namesNoSubject(requestOptions?.authInfo) ? Promise.resolve(subjectlessTokenResponse(requestOptions.authInfo)) : handler.fetch(request, requestOptions);
-  const serveDirect: McpTasksHandler['serveDirect'] = async (request) => (namesNoSubject(request.authInfo) ? directOf(subjectlessTokenResponse(request.authInfo)) : handler.serveDirect(request));
+  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> => {
+    const authInfo = requestOptions?.authInfo;
+    return authInfo && namesNoSubject(authInfo) ? Promise.resolve(subjectlessTokenResponse(authInfo)) : handler.fetch(request, requestOptions);
+  };
+  const serveDirect: McpTasksHandler['serveDirect'] = async (request) =>
+    request.authInfo && namesNoSubject(request.authInfo) ? directOf(subjectlessTokenResponse(request.authInfo)) : handler.serveDirect(request);
   return Object.assign(withFetch(handler, fetch), { serveDirect });
 }
 
