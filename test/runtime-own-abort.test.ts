@@ -7,9 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { TaskRuntime, type JsonObject, type TaskContext, type TaskNode, type TaskOwner, type TaskSignal, type TaskStore } from '@mcp-tasks/core';
+import { TaskRuntime, type JsonObject, type TaskContext, type TaskOwner, type TaskStore } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
+import { losableNode } from '../packages/core/test/support/losable-node.js';
 import { createTestDatabase } from './support/database.js';
 import { STORE_BACKINGS, type StoreBacking } from './support/store-backings.js';
 import { within } from './support/within.js';
@@ -45,34 +46,6 @@ function abortable(wayOut: (ctx: TaskContext) => Promise<JsonObject>) {
     }
   };
   return { execute, running, gone };
-}
-
-/**
- * A node whose signals the test can forge the way a node sends them when it gives its runs up
- * (its lease was lost, or it could not reach the database for a whole lease): a confirmed cancel
- * while the row still says the run holds the task.
- */
-function losableNode(events: NonNullable<TaskStore['events']>, nodeId: string): TaskNode & { lose(taskId: string): void } {
-  const watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
-  return {
-    nodeId,
-    watch(taskId, listener) {
-      const set = watchers.get(taskId) ?? new Set();
-      set.add(listener);
-      watchers.set(taskId, set);
-      const inner = events.watch(taskId, listener);
-      return () => {
-        set.delete(listener);
-        inner();
-      };
-    },
-    follow: (ref, listener) => events.follow(ref, listener),
-    followMany: (o, ids, listener) => events.followMany(o, ids, listener),
-    stop: async () => {},
-    lose(taskId) {
-      for (const listener of watchers.get(taskId) ?? []) listener({ kind: 'cancelled', confirmed: true });
-    },
-  };
 }
 
 for (const [name, open] of Object.entries(STORE_BACKINGS)) {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { MemoryTaskStore, TaskRuntime, type TaskContext, type TaskExecute, type TaskNode, type TaskSignal, type TaskStore } from '@mcp-tasks/core';
+import { MemoryTaskStore, TaskRuntime, type TaskContext, type TaskExecute } from '@mcp-tasks/core';
+import { losableNode } from './support/losable-node.js';
 
 const GRACE_MS = 200;
 const owner = () => ({ subject: `u-${randomUUID()}`, server: 'grace', clientId: 'c', resource: '' });
@@ -28,26 +29,6 @@ async function until(condition: () => boolean | Promise<boolean>, ms: number, wh
     if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** A node that can give a run up as a node does when it cannot reach the database for a whole lease. */
-function losableNode(events: NonNullable<TaskStore['events']>): TaskNode & { lose(taskId: string): void } {
-  const watchers = new Map<string, (signal: TaskSignal) => void>();
-  return {
-    nodeId: `node-${randomUUID()}`,
-    watch(taskId, listener) {
-      watchers.set(taskId, listener);
-      const inner = events.watch(taskId, listener);
-      return () => {
-        watchers.delete(taskId);
-        inner();
-      };
-    },
-    follow: (ref, listener) => events.follow(ref, listener),
-    followMany: (o, ids, listener) => events.followMany(o, ids, listener),
-    stop: async () => {},
-    lose: (taskId) => watchers.get(taskId)?.({ kind: 'cancelled', confirmed: true }),
-  };
 }
 
 describe('a run that ignores its abort', () => {
@@ -85,7 +66,7 @@ describe('a run that ignores its abort', () => {
   });
 
   test('given up by its node, it writes nothing when it wakes, neither progress nor its result', async () => {
-    const node = losableNode(store.events!);
+    const node = losableNode(store.events!, `node-${randomUUID()}`);
     const rt = new TaskRuntime({ store, node, abortGraceMs: GRACE_MS, onError: () => {} });
     let woke = false;
     const task = await rt.start({ owner: owner(), tool: 'stubborn', args: {}, execute: stubborn(600, () => (woke = true)) });
