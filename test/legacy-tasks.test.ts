@@ -44,6 +44,9 @@ describe('2025-11-25 tasks on one node', () => {
   it('initialize without authorization advertises tasks without tasks/list, which is then not served', async () => {
     const c = await client();
     assert.deepEqual(c.getServerCapabilities()?.tasks, { cancel: {}, requests: { tools: { call: {} } } });
+    // SEP-2663: the 2026-07-28 extension is not defined in that revision, so it is not advertised beside it.
+    const extensions = (c.getServerCapabilities() as { extensions?: Record<string, unknown> } | undefined)?.extensions;
+    assert.equal(extensions?.['io.modelcontextprotocol/tasks'], undefined, `no 2026 extension in a 2025-11-25 initialize: ${JSON.stringify(c.getServerCapabilities())}`);
     const listed = await legacyRpc(demo.url, 'tasks/list', {});
     assert.equal(listed.error?.code, -32601);
     assert.equal(listed.result, undefined);

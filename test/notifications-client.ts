@@ -1,6 +1,7 @@
 // A raw subscriptions/listen client for the notifications tests: it opens the SSE stream by hand
 // and keeps every frame (comments included), so tests see exactly what is on the wire.
 import { envelope } from './server-raw-client.js';
+import { frameViolation } from './support/ext-tasks-schema.js';
 
 export interface ListenFrame {
   readonly raw: string;
@@ -54,7 +55,12 @@ export async function listen(url: string, taskIds: readonly string[] | undefined
   const abort = new AbortController();
   const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: abort.signal });
   const frames: ListenFrame[] = [];
-  const messages = () => frames.flatMap((f) => (f.message ? [f.message] : []));
+  // A frame that breaks the extension's official schema fails whatever reads the stream next.
+  const violations: string[] = [];
+  const messages = () => {
+    if (violations.length > 0) throw new Error(`subscriptions/listen: ${violations.join('\n')}`);
+    return frames.flatMap((f) => (f.message ? [f.message] : []));
+  };
   const stream = {
     id,
     status: res.status,
@@ -78,7 +84,9 @@ export async function listen(url: string, taskIds: readonly string[] | undefined
     abort: () => abort.abort(),
   };
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    const json = await res.json();
+    const json = (await res.json()) as Record<string, any>;
+    const violation = frameViolation(json);
+    if (violation !== undefined) throw new Error(`subscriptions/listen: ${violation}`);
     return { ...stream, json, ended: Promise.resolve() };
   }
   const ended = (async () => {
@@ -92,7 +100,10 @@ export async function listen(url: string, taskIds: readonly string[] | undefined
           const raw = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = raw.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
-          frames.push(data.length ? { raw, comment: false, message: JSON.parse(data.join('\n')) } : { raw, comment: raw.startsWith(':') });
+          const message = data.length ? (JSON.parse(data.join('\n')) as Record<string, any>) : undefined;
+          const violation = message && frameViolation(message);
+          if (violation !== undefined) violations.push(violation);
+          frames.push(message ? { raw, comment: false, message } : { raw, comment: raw.startsWith(':') });
         }
       }
     } catch {

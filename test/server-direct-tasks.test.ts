@@ -17,6 +17,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import * as z from 'zod';
 import { limitRefusalServer } from '../packages/server/src/direct/limit-refusal-server.js';
 import { requestBody, requestHeaders } from './server-raw-client.js';
+import { assertReplyConforms } from './support/ext-tasks-schema.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 
@@ -132,7 +133,10 @@ async function send(handler: McpTasksHandler, ask: Ask): Promise<Exchange> {
   const response = await within(handler.fetch(request, { parsedBody: body, ...(ask.auth ? { authInfo: ask.auth } : {}) }), 10_000, `${ask.method} answered`);
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  return { status: response.status, headers, body: await response.text() };
+  const text = await response.text();
+  // Both paths' answers are checked against the extension's official schema.
+  if ((response.headers.get('content-type') ?? '').includes('application/json') && text !== '') assertReplyConforms(ask.method, JSON.parse(text));
+  return { status: response.status, headers, body: text };
 }
 
 /** Whether the direct path itself takes `ask` (or leaves it to the SDK). */
@@ -260,6 +264,8 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       { name: 'a good answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: ALICE }) },
       { name: 'a wrapped answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE }) },
       { name: 'an unknown key', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: answer } }, auth: ALICE }) },
+      { name: 'an unknown key carrying a string beside a good answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: 'yes', ok: answer } }, auth: ALICE }) },
+      { name: 'an unknown key carrying a wrapper beside a wrapped answer', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { nope: { method: 'x', result: {} }, ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE }) },
       { name: 'no inputResponses', ask: (taskId) => ({ method: 'tasks/update', params: { taskId }, auth: ALICE }) },
       { name: 'inputResponses a string', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: 'yes' }, auth: ALICE }) },
       { name: 'another owner', ask: (taskId) => ({ method: 'tasks/update', params: { taskId, inputResponses: { ok: answer } }, auth: BOB }) },
@@ -273,6 +279,26 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
       const viaDirect = await send(direct, ask(forDirect));
       assert.deepEqual(viaDirect, viaSdk, `${name}: the same answer`);
       assert.equal(await settled(forDirect), await settled(forSdk), `${name}: the same effect`);
+    }
+  });
+
+  it('tasks/update ignores unknown keys whatever their value, and refuses only a malformed answer to an outstanding key, naming it (both paths)', async () => {
+    const answer = { action: 'accept', content: { ok: true } };
+    const ignored: Record<string, unknown> = { 'a string': 'yes', null: null, 'a number': 3, 'an array': [answer], 'a {method, result} wrapper': { method: 'elicitation/create', result: answer } };
+    for (const [name, handler] of [['SDK', sdk], ['direct', direct]] as const) {
+      for (const [what, value] of Object.entries(ignored)) {
+        const taskId = await createTask(ALICE);
+        const reply = await send(handler, { method: 'tasks/update', params: { taskId, inputResponses: { nope: value, ok: answer } }, auth: ALICE });
+        assert.equal(JSON.parse(reply.body).result?.resultType, 'complete', `${name}, an unknown key carrying ${what}: acked (${reply.body})`);
+        assert.equal(await settled(taskId), 'completed', `${name}, an unknown key carrying ${what}: the answer beside it counts`);
+      }
+      const taskId = await createTask(ALICE);
+      const reply = await send(handler, { method: 'tasks/update', params: { taskId, inputResponses: { nope: 'yes', ok: { method: 'elicitation/create', result: answer } } }, auth: ALICE });
+      const error = JSON.parse(reply.body).error;
+      assert.equal(error?.code, -32602, `${name}: a wrapped answer to an outstanding key is refused (${reply.body})`);
+      assert.match(error.message, /^inputResponses\.ok /, `${name}: the refusal names the outstanding key, not the unknown one`);
+      assert.deepEqual(error.data, { invalidKeys: ['ok'] });
+      assert.equal(await settled(taskId), 'input_required', `${name}: nothing was stored`);
     }
   });
 

@@ -145,6 +145,7 @@ describe('results', () => {
       multi_input: 'optional',
       test_tool_with_task: 'required',
       export: 'optional',
+      stubborn: 'optional',
     });
   });
 });

@@ -1,5 +1,7 @@
 // A raw 2026-07-28 HTTP client for the server tests: every request is built by hand, so tests
 // control the envelope, the headers and the body exactly.
+import { assertReplyConforms } from './support/ext-tasks-schema.js';
+
 export const TASKS = 'io.modelcontextprotocol/tasks';
 
 export interface RpcReply {
@@ -69,6 +71,8 @@ export async function post(url: string, body: string, headers: Record<string, st
     text = JSON.stringify(messages.find((m) => 'result' in m || 'error' in m));
   }
   const message = text === '' ? {} : JSON.parse(text);
+  // Every 2026-07-28 answer a test sees is checked against the extension's official schema.
+  if (headers['mcp-protocol-version'] === '2026-07-28') assertReplyConforms(headers['mcp-method'] ?? '', message);
   return { status: res.status, challenge: res.headers.get('www-authenticate'), result: message.result, error: message.error, body: message };
 }
 

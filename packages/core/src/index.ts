@@ -8,6 +8,7 @@ export { TaskNotFoundError } from './errors/task-not-found-error.js';
 export { InvalidCursorError } from './errors/invalid-cursor-error.js';
 export { QuotaExceededError } from './errors/quota-exceeded-error.js';
 export { InvalidTaskValueError } from './errors/invalid-task-value-error.js';
+export { MalformedInputResponseError } from './errors/malformed-input-response-error.js';
 export { TaskCancelledError } from './errors/task-cancelled-error.js';
 export { InvalidInputRequestError } from './errors/invalid-input-request-error.js';
 export { InputNotSupportedError } from './errors/input-not-supported-error.js';

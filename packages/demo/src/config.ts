@@ -21,6 +21,8 @@ export interface DemoConfig {
   readonly maxRuns?: number | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`, with a database); default 30 000. */
   readonly leaseMs?: number | undefined;
+  /** How long an aborted run may take to return before its run slot is given back (`MCP_TASKS_ABORT_GRACE_MS`); default 5 000. */
+  readonly abortGraceMs?: number | undefined;
   /** How long a SIGTERM waits for running tasks before failing them (`MCP_TASKS_DRAIN_MS`); default 10 000. */
   readonly drainMs?: number | undefined;
   /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`: `false` when a one-shot `mcp-tasks migrate` ran them); default true. */
@@ -70,6 +72,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     maxRuns: integer(env, 'MCP_TASKS_MAX_RUNS', 1),
     auth: authFromEnv(env),
     leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),
+    abortGraceMs: integer(env, 'MCP_TASKS_ABORT_GRACE_MS', 0),
     drainMs: integer(env, 'MCP_TASKS_DRAIN_MS', 0),
     migrate: boolean(env, 'MCP_TASKS_MIGRATE'),
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,

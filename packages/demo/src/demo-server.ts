@@ -76,6 +76,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
     ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
+    ...(config.abortGraceMs === undefined ? {} : { abortGraceMs: config.abortGraceMs }),
     ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
     ...(config.inFlight === undefined ? {} : { inFlight: config.inFlight }),
     ...(config.refusalHold === undefined ? {} : { refusalHold: config.refusalHold }),

@@ -26,6 +26,7 @@ export {
   type OwnerRequest,
   type OwnerResolver,
 } from './owner/owner-resolver.js';
+export { SubjectlessTokenError, SUBJECTLESS_TOKEN_MESSAGE } from './auth/subjectless-token.js';
 export { classifySdkError } from './errors/classify-sdk-error.js';
 export { toProtocolError } from './errors/to-protocol-error.js';
 export { staticTokenVerifier, parseStaticTokens, type StaticToken, type StaticTokenTable } from './auth/static-token-verifier.js';

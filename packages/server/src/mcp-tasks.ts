@@ -47,6 +47,7 @@ import { runInline } from './tool/run-inline.js';
 import { claimedTaskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
+import { withSubjectRequired } from './auth/subjectless-token.js';
 import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
 import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
@@ -179,6 +180,8 @@ export class McpTasks {
   readonly runtime: TaskRuntime;
   readonly enabled: boolean;
   readonly #resolveOwner: OwnerResolver;
+  /** Whether owners are {@link defaultOwnerResolver}'s (the handler then refuses tokens without a subject). */
+  readonly #defaultOwner: boolean;
   readonly #serverName: string | undefined;
   readonly #maxArgumentBytes: number;
   readonly #classifyError: RpcErrorClassifier;
@@ -213,6 +216,7 @@ export class McpTasks {
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
     this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
+    this.#defaultOwner = resolveOwner === undefined;
     this.#resolveOwner = resolveOwner ?? defaultOwnerResolver(hostScope === undefined ? {} : { hostScope });
     this.#serverName = serverName;
     this.#maxArgumentBytes = maxArgumentBytes ?? 1024 * 1024;
@@ -301,11 +305,15 @@ export class McpTasks {
     const serve: DirectServe = async (request) =>
       refuseRequestBody(request.body) ? undefined : ((await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request)));
     const front = withTaskRequests(listen, serve);
+    const inner = Object.assign(withBodyChecks(front), { serveDirect: serve });
+    // The default owner has no owner for a token without a subject; a host's own resolver decides.
+    const owned = this.#defaultOwner ? withSubjectRequired(inner) : inner;
+    // A foreign Host or Origin is refused before anything else, the subject check included.
     const serveDirect: DirectServe = async (request) => {
       const refusal = foreignRequest(request.header('host'), request.header('origin'), originPolicy);
-      return refusal ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbiddenBody(refusal) } : serve(request);
+      return refusal ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbiddenBody(refusal) } : owned.serveDirect(request);
     };
-    return Object.assign(withOriginChecks(withBodyChecks(front), originPolicy), { serveDirect });
+    return Object.assign(withOriginChecks(owned, originPolicy), { serveDirect });
   }
 
   /**
@@ -398,9 +406,11 @@ export class McpTasks {
     }
     if (!this.enabled) return;
 
-    server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-    // A 2025-11-25 client reads the capability in `initialize`; auth info decides tasks/list.
+    // One revision's advertisement each: a 2025-11-25 client reads `capabilities.tasks` in
+    // `initialize` (auth info decides tasks/list), and the 2026-07-28 extension is not defined
+    // there (SEP-2663), so it is not put beside it.
     if (legacy) server.server.registerCapabilities({ tasks: legacyTasksCapability(servesTaskList(this.#listTasks, context?.authInfo !== undefined)) } as never);
+    else server.server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));

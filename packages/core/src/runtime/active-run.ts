@@ -33,6 +33,8 @@ export class ActiveRun {
     readonly claim: RunClaim,
     /** Whether the task is released instead of failed when this node gives the run up. */
     readonly resumable: boolean,
+    /** Told once, when the run is aborted (one function shared by the runtime's runs). */
+    readonly onAborted: (run: ActiveRun) => void = () => {},
   ) {
     this.#pulse = this.#nextPulse();
   }
@@ -89,6 +91,7 @@ export class ActiveRun {
     this.#reason = new TaskCancelledError();
     this.#controller?.abort(this.#reason);
     this.wake();
+    this.onAborted(this);
   }
 
   /** Wakes every waiter so it re-reads the store. */

@@ -3,6 +3,7 @@ import { context as otelContext, type Context } from '@opentelemetry/api';
 import { ErrorCode } from '../errors/error-codes.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { JsonRpcError, type JsonRpcErrorObject } from '../errors/json-rpc-error.js';
+import { MalformedInputResponseError } from '../errors/malformed-input-response-error.js';
 import { TaskCancelledError } from '../errors/task-cancelled-error.js';
 import { TaskNotFoundError } from '../errors/task-not-found-error.js';
 import { admitInputRequest } from '../input/admit-input-request.js';
@@ -22,7 +23,7 @@ import { CancelHintCheck } from './cancel-hint-check.js';
 import { claimHolds, stateOf, type RunClaim } from '../machine/task-state.js';
 import { isClaimable } from '../machine/decide-park.js';
 import { ControlPoller } from './control-poller.js';
-import { classifyOwnRpcError, INTERNAL_RUN_ERROR, type RpcErrorClassifier } from './rpc-error-of.js';
+import { classifyOwnRpcError, type RpcErrorClassifier } from './rpc-error-of.js';
 import { internalErrorWithRef, isRuntimeFault, markRuntimeFault, newErrorRef } from './runtime-fault.js';
 import { RunContext, type RunContextHost } from './run-context.js';
 import type { TaskContext } from './task-context.js';
@@ -75,6 +76,14 @@ export interface TaskRuntimeOptions {
   readonly maxConcurrentRuns?: number;
   /** Runs a resumable task may lose (its node died or was found stale) before it fails. Default 3; hand-overs do not count. */
   readonly maxAttempts?: number;
+  /**
+   * How long an aborted run (cancelled, superseded, given up by its node) may take to return
+   * before it stops counting against {@link maxConcurrentRuns} (ms). JavaScript cannot stop a
+   * function that ignores its signal; past this its slot is given back, it is counted
+   * (`mcp_tasks.runs.ignored_abort`) and reported to `onError`, and whatever it writes when it
+   * wakes stays refused. Default 5 000.
+   */
+  readonly abortGraceMs?: number;
 }
 
 /** How a node runs a tool's tasks it claims: the tool's body, found by the task's tool name. */
@@ -121,7 +130,7 @@ export interface TaskRunRequest<Args> {
 /** The status message of a task waiting for a free run slot. */
 export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100 } as const;
+const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000 } as const;
 
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
 
@@ -148,6 +157,9 @@ export class TaskRuntime {
   readonly #detachRuns: Unsubscribe;
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
+  readonly abortGraceMs: number;
+  /** The grace timers of aborted runs that have not returned yet. */
+  readonly #graceTimers = new Map<ActiveRun, NodeJS.Timeout>();
   readonly #executors = new Map<string, TaskExecutor>();
   #claimTimer: NodeJS.Timeout | undefined;
   #unclaimable: Unsubscribe = () => {};
@@ -182,6 +194,8 @@ export class TaskRuntime {
       throw new RangeError('maxConcurrentRuns must be a positive integer or Infinity');
     }
     if (!(Number.isSafeInteger(this.maxAttempts) && this.maxAttempts > 0 && this.maxAttempts <= 1_000)) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
+    this.abortGraceMs = options.abortGraceMs ?? DEFAULTS.abortGraceMs;
+    if (!(Number.isSafeInteger(this.abortGraceMs) && this.abortGraceMs >= 0)) throw new RangeError('abortGraceMs must be a non-negative integer');
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
     this.#onError =
@@ -278,21 +292,48 @@ export class TaskRuntime {
     const { taskId } = record;
     // The request's owner and tool name, equal to the record's: the caller holds them anyway, and
     // the row's copies (parsed per task) need not stay alive with the run.
-    const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable);
+    const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable, this.#startAbortGrace);
     this.#runs.set(taskId, run);
     // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
-      // A parked run may still be unwinding when this node claims its task again: the new run's
-      // entries are not this run's to remove.
-      if (this.#runs.get(taskId) === run) {
-        this.#runs.delete(taskId);
-        this.#settled.delete(taskId);
-      }
-      // A freed slot may take a queued task; without a limit nothing waits for one, and the
-      // hot path pays no claim query per finished run.
-      if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
+      clearTimeout(this.#graceTimers.get(run));
+      this.#graceTimers.delete(run);
+      this.#freeSlot(run);
     });
     this.#settled.set(taskId, settled);
+  }
+
+  /** The run no longer holds a slot here: it returned, or its abort's grace ran out. */
+  #freeSlot(run: ActiveRun): void {
+    // A parked run may still be unwinding when this node claims its task again: the new run's
+    // entries are not this run's to remove.
+    if (this.#runs.get(run.ref.taskId) !== run) return;
+    this.#runs.delete(run.ref.taskId);
+    this.#settled.delete(run.ref.taskId);
+    // A freed slot may take a queued task; without a limit nothing waits for one, and the
+    // hot path pays no claim query per finished run.
+    if (Number.isFinite(this.maxConcurrentRuns)) this.#claimSoon();
+  }
+
+  /** Every aborted run gets `abortGraceMs` to return (one function for all runs). */
+  readonly #startAbortGrace = (run: ActiveRun): void => {
+    if (!this.#settled.has(run.ref.taskId)) return;
+    const timer = setTimeout(() => this.#abortIgnored(run), this.abortGraceMs);
+    timer.unref();
+    this.#graceTimers.set(run, timer);
+  };
+
+  /**
+   * The run did not return within its abort's grace: it stops counting against
+   * `maxConcurrentRuns` (and as held: a rescuer may settle its task), and is counted and
+   * reported. It writes nothing more: every write of an aborted run is refused.
+   */
+  #abortIgnored(run: ActiveRun): void {
+    this.#graceTimers.delete(run);
+    if (this.#runs.get(run.ref.taskId) !== run) return;
+    this.#telemetry.abortIgnored(run.labels);
+    this.#onError(new Error(`the run ignored its abort for ${this.abortGraceMs} ms; its run slot is given back and whatever it writes is refused`), { ...run.ref, tool: run.tool });
+    this.#freeSlot(run);
   }
 
   /** The claim of this node's run of an attempt; runs of one attempt share one (it is never changed). */
@@ -390,8 +431,18 @@ export class TaskRuntime {
     return record;
   }
 
-  /** Records answers (`tasks/update`); unknown and already answered keys are ignored. */
-  async update(ref: TaskRef, responses: InputResponses): Promise<void> {
+  /**
+   * Records answers (`tasks/update`); unknown and already answered keys are ignored.
+   * `malformedKeys` are keys whose value the MCP layer could not take as an answer (not a bare
+   * result object): ignored too unless the task waits on one, which refuses the whole update with
+   * {@link MalformedInputResponseError} naming it, so nothing of it is stored.
+   */
+  async update(ref: TaskRef, responses: InputResponses, malformedKeys: readonly string[] = []): Promise<void> {
+    if (malformedKeys.length > 0) {
+      const outstanding = (await this.store.controlStates([ref])).get(ref.taskId)?.outstandingKeys ?? [];
+      const refused = malformedKeys.find((key) => outstanding.includes(key));
+      if (refused !== undefined) throw new MalformedInputResponseError(refused);
+    }
     const answered = await this.store.answerInput(ref, responses);
     if (!answered) throw new TaskNotFoundError();
     if (answered.accepted.length === 0) return;
@@ -453,8 +504,9 @@ export class TaskRuntime {
 
   /**
    * Aborts every run without recording anything (their tasks stay as they are, for another node's
-   * lease reaper to settle) and stops polling. Waits briefly for runs to unwind; a tool that ignores
-   * its signal is not waited for.
+   * lease reaper to settle: released when resumable, failed otherwise) and stops polling. What the
+   * aborted tools return or throw is not written. Waits briefly for runs to unwind; a tool that
+   * ignores its signal is not waited for.
    */
   async close(): Promise<void> {
     this.#draining = true;
@@ -486,10 +538,14 @@ export class TaskRuntime {
         const result = await telemetry.within(() => request.execute(request.args, new RunContext(run, this.#contextHost, request.clientCapabilities), request.carried));
         outcome = { status: 'completed', result };
       } catch (error) {
-        // A parked run's end is no outcome: the task waits for its answer and a later claim runs it.
-        if (!run.parked) outcome = this.#outcomeOfThrow(run, error, telemetry);
+        if (!run.aborted) outcome = this.#outcomeOfThrow(run, error, telemetry);
       }
-      const written = outcome && !run.parked ? await this.#finish(run, outcome) : undefined;
+      // An aborted run's end is never its task's outcome, however the tool left (returning what it
+      // had, throwing its signal's reason): a cancel or an end elsewhere already settled the task,
+      // a park left it for its answer, a drain settled it before aborting, and an abort of the
+      // runtime's own (close, a lost lease, the database out for a whole lease) leaves it for the
+      // lease, the rescuer or, when resumable, another node's run.
+      const written = outcome && !run.aborted ? await this.#finish(run, outcome) : undefined;
       await this.#reportEnd(run, telemetry, written);
     } finally {
       unwatch();
@@ -524,8 +580,12 @@ export class TaskRuntime {
   async #reportEnd(run: ActiveRun, telemetry: RunTelemetry, written: TaskRecord | undefined): Promise<void> {
     let final = written;
     if (!final) {
-      // The outcome lost its compare-and-set (a cancel won, the task expired): say what stands.
+      // No outcome, or it lost its compare-and-set (a cancel won, the task expired): say what stands.
       final = await this.store.get(run.ref).catch(() => undefined);
+      // A run that parked, was handed over or was given up did not finish its task.
+      if (final && !isTerminal(final.status)) {
+        return telemetry.leftLive(run.parked ? 'parked' : final.nodeId === null ? 'released' : 'left', final.status);
+      }
     } else {
       this.#telemetry.status(run.labels, final.status);
     }
@@ -542,9 +602,6 @@ export class TaskRuntime {
     const rpcError = this.#classify(error);
     telemetry.threw(error, rpcError);
     if (rpcError) return { status: 'failed', error: rpcError, statusMessage: `Tool execution failed: ${rpcError.message}` };
-    // A tool that stops by throwing its signal's reason after a cancel changes nothing: the task
-    // is already terminal and the write below loses its compare-and-set.
-    if (run.aborted && isAbortError(error)) return { status: 'failed', error: INTERNAL_RUN_ERROR, statusMessage: INTERNAL_RUN_ERROR.message };
     if (isRuntimeFault(error)) {
       const ref = newErrorRef();
       this.#onError(error, { ...run.ref, tool: run.tool, ref });
@@ -746,8 +803,4 @@ async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
 
 function labelsOf(task: TaskRecord): TaskLabels {
   return { taskId: task.taskId, tool: task.tool, server: task.owner.server };
-}
-
-function isAbortError(error: unknown): boolean {
-  return error instanceof TaskCancelledError || (error instanceof Error && error.name === 'AbortError');
 }

@@ -42,6 +42,8 @@ export class TaskTelemetry {
   readonly #tracerProvider: TracerProvider | undefined;
   readonly #created: Counter;
   readonly #finished: Counter;
+  readonly #unfinished: Counter;
+  readonly #abortsIgnored: Counter;
   readonly #running: UpDownCounter;
   readonly #runDuration: Histogram;
   readonly #inputWaits: Counter;
@@ -58,6 +60,12 @@ export class TaskTelemetry {
     const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
     this.#created = meter.createCounter('mcp_tasks.created', { description: 'Tasks created on this node' });
     this.#finished = meter.createCounter('mcp_tasks.finished', { description: 'Task runs ended on this node, by final status' });
+    this.#unfinished = meter.createCounter('mcp_tasks.runs.unfinished', {
+      description: 'Task runs ended on this node that left their task live, by how (parked, released, left)',
+    });
+    this.#abortsIgnored = meter.createCounter('mcp_tasks.runs.ignored_abort', {
+      description: 'Aborted task runs that had not returned within the abort grace period; their run slots were given back',
+    });
     this.#running = meter.createUpDownCounter('mcp_tasks.running', { description: 'Task runs executing on this node now' });
     this.#runDuration = meter.createHistogram('mcp_tasks.run.duration_seconds', {
       description: 'Duration of task runs',
@@ -72,7 +80,7 @@ export class TaskTelemetry {
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
     this.#quotaRefusals = meter.createCounter('mcp_tasks.quota.refusals', { description: 'Task creations refused by maxPerPrincipal' });
-    this.#runInstruments = { running: this.#running, finished: this.#finished, duration: this.#runDuration };
+    this.#runInstruments = { running: this.#running, finished: this.#finished, unfinished: this.#unfinished, duration: this.#runDuration };
     // A sum with no data point is not exported at all: record zero so scrapers and dashboards see
     // `mcp_tasks_created_total` and `mcp_tasks_running` from the start.
     this.#created.add(0, { 'mcp_tasks.node.id': nodeId });
@@ -90,6 +98,11 @@ export class TaskTelemetry {
 
   inputWait(task: TaskLabels): void {
     this.#inputWaits.add(1, { 'gen_ai.tool.name': task.tool });
+  }
+
+  /** An aborted run overstayed its grace period (see `TaskRuntimeOptions.abortGraceMs`). */
+  abortIgnored(task: TaskLabels): void {
+    this.#abortsIgnored.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
   }
 
   cancelDelivered(seconds: number): void {
@@ -115,6 +128,7 @@ export class TaskTelemetry {
 interface RunInstruments {
   readonly running: UpDownCounter;
   readonly finished: Counter;
+  readonly unfinished: Counter;
   readonly duration: Histogram;
 }
 
@@ -172,6 +186,23 @@ export class RunTelemetry {
     }
   }
 
+  /**
+   * The run is over and its task still live (see {@link RunEnd}): not a finished task, so
+   * `mcp_tasks.finished` and the duration histogram do not count it; the span ends with the
+   * status the store holds (`status`).
+   */
+  leftLive(end: RunEnd, status: TaskStatus): void {
+    this.#span.setAttribute('mcp.task.status', status);
+    this.#span.setAttribute('mcp_tasks.run.end', end);
+    this.#span.end();
+    this.#instruments.running.add(-1, this.#attributes);
+    this.#instruments.unfinished.add(1, { ...this.#attributes, 'mcp_tasks.run.end': end });
+    if (this.#message) {
+      this.#message.status = status;
+      taskRunChannel.end.publish(this.#message);
+    }
+  }
+
   /** The run is over and its outcome written; `status` is what the store holds now. */
   ended(status: TaskStatus | null, outcome: { result?: JsonObject; error?: JsonRpcErrorObject }): void {
     const final = status ?? 'expired';
@@ -197,6 +228,13 @@ export class RunTelemetry {
     }
   }
 }
+
+/**
+ * How a run ended without ending its task: `parked` (it gave its slot back to wait for an answer),
+ * `released` (handed over for another run: a drain, a lost lease), `left` (its node gave it up,
+ * the task as it was for the lease to settle: a close, the database out for a whole lease).
+ */
+export type RunEnd = 'parked' | 'released' | 'left';
 
 function pick(task: TaskLabels): TaskLabels {
   return { taskId: task.taskId, tool: task.tool, server: task.server };

@@ -1,5 +1,6 @@
 import type { TaskOwner } from '@mcp-tasks/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { namesNoSubject, SubjectlessTokenError } from '../auth/subjectless-token.js';
 
 /** What an owner resolver sees of a request. */
 export interface OwnerRequest {
@@ -21,8 +22,10 @@ export type OwnerResolver = (request: OwnerRequest) => TaskOwner | Promise<TaskO
 /** Options of {@link defaultOwnerResolver}. */
 export interface DefaultOwnerOptions {
   /**
-   * The subject of callers without a token (or with a token that names no subject): one constant
-   * host scope, or a function of the request (e.g. per virtual host). Default `"host"`.
+   * The subject of callers without a token: one constant host scope, or a function of the
+   * request (e.g. per virtual host). Default `"host"`. A verified token that names no subject is
+   * not such a caller: it is refused ({@link SubjectlessTokenError}; `McpTasks.handler` answers
+   * it 401 `invalid_token` before anything resolves an owner).
    */
   readonly hostScope?: string | ((request: Request | undefined) => string);
 }
@@ -31,8 +34,10 @@ export interface DefaultOwnerOptions {
 export const DEFAULT_HOST_SCOPE = 'host';
 
 /**
- * The default owner: the token's subject (`authInfo.extra.sub`) when there is one, otherwise the
- * host scope; the server's name; the token's OAuth client and resource (`''` without a token).
+ * The default owner: the token's subject (`authInfo.extra.sub`), or the host scope without a
+ * token; the server's name; the token's OAuth client and resource (`''` without a token). A
+ * token without a subject throws {@link SubjectlessTokenError}: in the host scope every such
+ * token of one client would share its tasks.
  */
 export function defaultOwnerResolver(options: DefaultOwnerOptions = {}): OwnerResolver {
   const hostScope = options.hostScope ?? DEFAULT_HOST_SCOPE;
@@ -41,9 +46,9 @@ export function defaultOwnerResolver(options: DefaultOwnerOptions = {}): OwnerRe
   const scopeOf = typeof hostScope === 'function' ? (owner: OwnerRequest) => hostScope(owner.request) : () => hostScope;
   return (owner) => {
     const { authInfo, serverName } = owner;
-    const sub = authInfo?.extra?.['sub'];
+    if (namesNoSubject(authInfo)) throw new SubjectlessTokenError();
     return {
-      subject: typeof sub === 'string' && sub !== '' ? sub : scopeOf(owner),
+      subject: authInfo ? (authInfo.extra!['sub'] as string) : scopeOf(owner),
       server: serverName,
       clientId: authInfo?.clientId ?? '',
       resource: authInfo?.resource === undefined ? '' : String(authInfo.resource),
