@@ -1,6 +1,6 @@
 // The fault schedule: drawn from the seed alone (the same seed, the same faults at the same
 // offsets on the same nodes), then injected one after the other while the workload runs.
-import pg from 'pg';
+import { testClient } from '../support/pg-clients.js';
 import type { ChaosProxy } from './chaos-proxy.js';
 import type { ChaosNode } from './cluster.js';
 import type { History } from './history.js';
@@ -142,8 +142,7 @@ async function inject(planned: PlannedFault, node: ChaosNode, targets: FaultTarg
 
 /** Ends the named node's connections of one role (the LISTEN or the lease connection) from the server side. */
 async function terminateBackends(url: string, nodeName: string, prefix: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
-  client.on('error', () => {});
+  const client = testClient({ connectionString: url, connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: number }>(

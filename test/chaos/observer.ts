@@ -1,7 +1,7 @@
 // What the database holds, as the checker needs it: samples of the live rows while the soak
 // runs (the quota and the take-over of a dead node's tasks are judged on them), and every row,
 // step and lease at the end.
-import pg from 'pg';
+import { testPool } from '../support/pg-clients.js';
 import type { FinalRow, History, LiveRow } from './history.js';
 
 export interface Observer {
@@ -12,9 +12,8 @@ export interface Observer {
 }
 
 export function startObserver(url: string, history: History, everyMs: number): Observer {
-  const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 3_000, idleTimeoutMillis: 1_000 });
   // A PostgreSQL restart ends the observer's connection too: a missed sample, never a crash.
-  pool.on('error', () => {});
+  const pool = testPool({ connectionString: url, max: 1, connectionTimeoutMillis: 3_000, idleTimeoutMillis: 1_000 });
   let running = true;
   const loop = (async () => {
     while (running) {

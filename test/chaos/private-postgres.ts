@@ -1,14 +1,23 @@
 // A PostgreSQL server of the soak's own (initdb in a temporary folder), so that it can be
 // restarted, fast or immediately, without touching the machine's server or its other users.
 import { execFile, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './cluster.js';
 
 const run = promisify(execFile);
-const BIN = process.env['MCP_TASKS_CHAOS_PG_BIN'] ?? '/usr/lib/postgresql/15/bin';
+const bin = (): string => process.env['MCP_TASKS_CHAOS_PG_BIN'] ?? installedBinaries();
+
+/** The binaries of the newest PostgreSQL installed the Debian way (/usr/lib/postgresql/<major>/bin). */
+function installedBinaries(): string {
+  const root = '/usr/lib/postgresql';
+  const majors = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name) && existsSync(path.join(root, name, 'bin', 'initdb'))) : [];
+  const newest = majors.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) throw new Error('no PostgreSQL server binaries in /usr/lib/postgresql/<major>/bin; set MCP_TASKS_CHAOS_PG_BIN');
+  return path.join(root, newest, 'bin');
+}
 
 export interface PrivatePostgres {
   readonly port: number;
@@ -24,7 +33,7 @@ export interface PrivatePostgres {
 const asRoot = process.getuid?.() === 0;
 
 async function pg(binary: string, args: string[]): Promise<void> {
-  const command = path.join(BIN, binary);
+  const command = path.join(bin(), binary);
   if (asRoot) await run('runuser', ['-u', 'postgres', '--', command, ...args], { timeout: 60_000 });
   else await run(command, args, { timeout: 60_000 });
 }
