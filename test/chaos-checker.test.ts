@@ -74,7 +74,7 @@ describe('the chaos checker', () => {
       create(0, 't1', 'slow_compute', { seconds: 1 }),
       get(100, 't1', 'working'),
       get(300, 't1', 'completed'),
-      get(400, 't1', 'completed'),
+      rpc(400, 'tasks/get', { taskId: 't1' }, { result: { taskId: 't1', status: 'completed', result: text('Computed result after 1s') } }),
       rpc(450, 'tasks/get', { taskId: 't1' }, { error: { code: -32602, message: 'Task not found' } }, 'bob'),
       create(500, 't2', 'confirm_delete', { filename: 'a.txt' }),
       get(600, 't2', 'input_required'),
@@ -100,10 +100,12 @@ describe('the chaos checker', () => {
     for (const promise of verdict.promises) assert.ok(promise.checked > 0, `${promise.name} checked something`);
   });
 
-  it('catches two terminal statuses, and a read that sees a terminal task live again', () => {
+  it('catches two terminal statuses, two results, and a read that sees a terminal task live again', () => {
     assert.deepEqual(broken([create(0, 't1', 'slow_compute'), get(100, 't1', 'completed'), get(200, 't1', 'failed'), row('t1')]), ['one-terminal-status']);
     assert.deepEqual(broken([create(0, 't1', 'slow_compute'), get(100, 't1', 'completed'), get(200, 't1', 'working'), row('t1')]), ['one-terminal-status']);
     assert.deepEqual(broken([create(0, 't1', 'slow_compute'), get(100, 't1', 'cancelled'), row('t1')]), ['one-terminal-status']);
+    const readResult = rpc(100, 'tasks/get', { taskId: 't1' }, { result: { taskId: 't1', status: 'completed', result: text('Computed result after 2s') } });
+    assert.deepEqual(broken([create(0, 't1', 'slow_compute'), readResult, row('t1')]), ['one-terminal-status']);
   });
 
   it('catches an acknowledged answer the task did not end with', () => {

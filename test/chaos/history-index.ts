@@ -15,6 +15,8 @@ export interface Observation {
   readonly t0: number;
   readonly t1: number;
   readonly seq: number;
+  /** The result's text, when the answer carried a result (a 2026-07-28 tasks/get of a completed task). */
+  readonly text?: string;
 }
 
 export class HistoryIndex {
@@ -87,7 +89,8 @@ export class HistoryIndex {
     const seen: Observation[] = [];
     for (const event of this.ownRequests(taskId)) {
       const status = statusIn(event);
-      if (status) seen.push({ status, t0: event.t0, t1: event.t1, seq: event.seq });
+      const text = resultText(event.result?.['result']);
+      if (status) seen.push({ status, t0: event.t0, t1: event.t1, seq: event.seq, ...(text === undefined ? {} : { text }) });
     }
     const owner = this.ownerOf(taskId);
     for (const list of this.lists) {

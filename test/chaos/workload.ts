@@ -144,7 +144,7 @@ export class Workload {
 type Scenario = (workload: Workload, random: Random, caller: Caller, owner: Owner) => Promise<void>;
 
 const exportScenario: Scenario = async (w, random, caller, owner) => {
-  const files = random.int(4, 14);
+  const files = random.int(4, 24);
   const confirm = random.chance(0.3);
   const taskId = await w.start(caller, owner, '2026', random, 'export', { project: `p${random.int(1, 999)}`, files, delayMs: random.int(100, 300), confirm });
   if (!taskId) return;

@@ -1,7 +1,8 @@
+import { resultText } from '../history-index.js';
 import type { SystemPromise, Violation } from './promise.js';
 import { TERMINAL } from './promise.js';
 
-/** A task has at most one terminal status, and once a read returned it, every later read agrees. */
+/** A task has at most one terminal status (and one result), and once a read returned it, every later read agrees. */
 export const oneTerminalStatus: SystemPromise = {
   name: 'one-terminal-status',
   says: 'a task has at most one terminal status, and once terminal, every later read agrees',
@@ -20,6 +21,12 @@ export const oneTerminalStatus: SystemPromise = {
       }
       if (firstTerminal && final && final.row.status !== firstTerminal.status && !final.row.expired) {
         violations.push({ promise: this.name, taskId, message: `read ${firstTerminal.status}, the row ends ${final.row.status}`, evidence: [firstTerminal.seq, final.seq] });
+        continue;
+      }
+      const finalText = resultText(final?.row.result);
+      const changed = seen.find((o) => o.text !== undefined && finalText !== undefined && final!.row.status === o.status && o.text !== finalText);
+      if (changed) {
+        violations.push({ promise: this.name, taskId, message: `read "${changed.text}", the row ends "${finalText}"`, evidence: [changed.seq, final!.seq] });
         continue;
       }
       // A read sent after another read's terminal answer arrived must not see the task live again.
