@@ -1,8 +1,9 @@
 // The soak's demo node processes: started, killed, stopped, drained and restarted on the fault
 // schedule's orders, each on a port of its own that it keeps across restarts (clients keep its URL).
-import net from 'node:net';
 import { spawn } from 'node:child_process';
 import { ROOT, waitForOutput, type DemoProcess } from '../support/demo-process.js';
+
+export { freePort } from '../../bench/support/demo-nodes.js';
 
 /** A node starts from source (tsx): on a loaded 2-core machine that takes tens of seconds. */
 const START_TIMEOUT_MS = 90_000;
@@ -108,14 +109,3 @@ async function spawnNode(name: string, env: Record<string, string>): Promise<Dem
 }
 
 export const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

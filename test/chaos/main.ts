@@ -58,6 +58,13 @@ async function main(): Promise<number> {
   const stopSignal = () => void Promise.allSettled(cleanup.reverse().map((stop) => stop())).then(() => process.exit(130));
   process.once('SIGINT', stopSignal);
   process.once('SIGTERM', stopSignal);
+  // A bug of the harness itself must not leave nodes and a PostgreSQL behind.
+  const crash = (error: unknown) => {
+    console.error('chaos: the harness crashed:', error);
+    void Promise.allSettled(cleanup.reverse().map((stop) => stop())).then(() => process.exit(2));
+  };
+  process.once('uncaughtException', crash);
+  process.once('unhandledRejection', crash);
   try {
     const postgres = await startPrivatePostgres();
     cleanup.push(() => postgres.destroy());
