@@ -3,7 +3,7 @@
 // K >= 3), a mixed workload of both revisions, a fault schedule drawn from the seed, the history
 // as JSON lines, and the checker's verdict; a violation prints the schedule and the shortest
 // excerpt that shows it, and exits 1. `--check FILE` checks a saved history again.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../support/demo-process.js';
@@ -55,13 +55,13 @@ async function main(): Promise<number> {
     void Promise.allSettled(cleanup.map((stop) => stop())).then(() => process.exit(2));
   }, durationMs + 240_000);
   watchdog.unref();
-  const stopSignal = () => void Promise.allSettled(cleanup.reverse().map((stop) => stop())).then(() => process.exit(130));
+  const stopSignal = () => void Promise.allSettled([...cleanup].reverse().map((stop) => stop())).then(() => process.exit(130));
   process.once('SIGINT', stopSignal);
   process.once('SIGTERM', stopSignal);
   // A bug of the harness itself must not leave nodes and a PostgreSQL behind.
   const crash = (error: unknown) => {
     console.error('chaos: the harness crashed:', error);
-    void Promise.allSettled(cleanup.reverse().map((stop) => stop())).then(() => process.exit(2));
+    void Promise.allSettled([...cleanup].reverse().map((stop) => stop())).then(() => process.exit(2));
   };
   process.once('uncaughtException', crash);
   process.once('unhandledRejection', crash);
@@ -71,6 +71,7 @@ async function main(): Promise<number> {
     const proxy = await startChaosProxy(postgres.port);
     cleanup.push(() => proxy.close());
     const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-chaos-'));
+    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
     const tokensFile = path.join(dir, 'tokens.json');
     const tokens = { alice: 'tok-alice', bob: 'tok-bob', carol: 'tok-carol' };
     writeFileSync(tokensFile, JSON.stringify(Object.fromEntries(Object.entries(tokens).map(([sub, token]) => [token, { sub, clientId: 'chaos', scopes: ['export'] }]))));
@@ -138,7 +139,7 @@ async function main(): Promise<number> {
     console.error('chaos: the run failed:', error);
     return 2;
   } finally {
-    await Promise.allSettled(cleanup.reverse().map((stop) => stop()));
+    await Promise.allSettled([...cleanup].reverse().map((stop) => stop()));
     clearTimeout(watchdog);
   }
   return report(history.events, { file, schedule });
