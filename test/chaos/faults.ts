@@ -73,22 +73,38 @@ export interface FaultTargets {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Injects `plan` from `startedAt` until `stopAt` (no fault starts later); resolves once the last fault's effect is over. */
+/**
+ * Injects `plan` from `startedAt` until `stopAt` (no fault starts later): each fault at its
+ * offset, without waiting for the previous one's effect to end (a node's restart takes tens of
+ * seconds on a loaded machine). A fault whose target (a node, PostgreSQL, the proxy) is still in
+ * an earlier fault is recorded as `skipped`. Resolves once every fault's effect is over.
+ */
 export async function injectFaults(plan: readonly PlannedFault[], targets: FaultTargets, startedAt: number, stopAt: number): Promise<void> {
+  const busy = new Map<string, Promise<void>>();
   for (const planned of plan) {
     const wait = startedAt + planned.at - Date.now();
     if (wait > 0) await sleep(wait);
-    if (Date.now() >= stopAt) return;
+    if (Date.now() >= stopAt) break;
     const t = Date.now();
     const node = planned.fault.startsWith('proxy-') ? targets.nodes[targets.proxiedNode]! : targets.nodes[planned.node]!;
-    let detail: string | undefined;
-    try {
-      detail = await inject(planned, node, targets);
-    } catch (error) {
-      detail = `the injection failed: ${error instanceof Error ? error.message : String(error)}`;
+    const onNode = !planned.fault.startsWith('pg-') && planned.fault !== 'flood';
+    const target = planned.fault.startsWith('pg-') ? 'postgres' : planned.fault.startsWith('proxy-') ? 'proxy' : planned.fault === 'flood' ? 'flood' : node.name;
+    if (busy.has(target)) {
+      targets.history.add({ kind: 'fault', t, fault: 'skipped', detail: `${planned.fault}${onNode ? ` on ${node.name}` : ''}: still in an earlier fault` });
+      continue;
     }
-    targets.history.add({ kind: 'fault', t, fault: planned.fault, ...(planned.fault.startsWith('pg-') || planned.fault === 'flood' ? {} : { node: node.name }), ...(detail ? { detail } : {}), until: Date.now() });
+    const effect = (async () => {
+      let detail: string | undefined;
+      try {
+        detail = await inject(planned, node, targets);
+      } catch (error) {
+        detail = `the injection failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+      targets.history.add({ kind: 'fault', t, fault: planned.fault, ...(onNode ? { node: node.name } : {}), ...(detail ? { detail } : {}), until: Date.now() });
+    })().finally(() => busy.delete(target));
+    busy.set(target, effect);
   }
+  await Promise.all(busy.values());
 }
 
 async function inject(planned: PlannedFault, node: ChaosNode, targets: FaultTargets): Promise<string | undefined> {

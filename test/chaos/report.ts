@@ -32,8 +32,15 @@ export function report(events: readonly Numbered[], context: { file: string; sch
     if (shown.has(key) || shown.size >= 10) continue;
     shown.add(key);
     const promise = PROMISES.find((p) => p.name === violation.promise)!;
+    const excerpt = minimise(events, violation, promise);
     console.log('  shortest excerpt:');
-    for (const event of minimise(events, violation, promise)) console.log(`  ${JSON.stringify(event)}`);
+    for (const event of excerpt) console.log(`  ${JSON.stringify(event)}`);
+    // Not needed to break the promise, but what a reader looks for next: the faults of that time.
+    const times = excerpt.flatMap((e) => (e.kind === 'rpc' ? [e.t0, e.t1] : e.kind === 'sample' || e.kind === 'fault' ? [e.t] : e.kind === 'final-row' ? [e.row.updated] : []));
+    const from = Math.min(...times);
+    const to = Math.max(...times);
+    const during = events.filter((e) => e.kind === 'fault' && e.fault !== 'skipped' && (e.until ?? e.t) >= from && e.t <= to);
+    if (during.length > 0) console.log(`  faults meanwhile:\n${during.map((e) => `  ${JSON.stringify(e)}`).join('\n')}`);
   }
   return 1;
 }
