@@ -13,6 +13,7 @@ const RUN: HistoryEvent = {
   seed: 1,
   minutes: 1,
   nodes: 3,
+  nodeNames: ['chaos-1', 'chaos-2', 'chaos-3'],
   leaseMs: 3_000,
   maxPerPrincipal: 2,
   owners: [
@@ -114,6 +115,9 @@ describe('the chaos checker', () => {
     const history = [create(0, 't1', 'confirm_delete', { filename: 'a.txt' }), get(100, 't1', 'input_required'), answered(true)];
     assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', result: text('Kept a.txt.') })]), ['answer-used']);
     assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', status: 'failed', result: null, error: { code: -32603, message: 'x' } })]), ['answer-used']);
+    // Its run lost with its node (not resumable): documented, so allowed.
+    const lost = { code: -32603, message: 'The server running this task stopped (node chaos-1/aaaa lease expired)' };
+    assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', status: 'failed', result: null, error: lost })]), []);
     // Cancelled after the answer: the promise allows it.
     assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', status: 'cancelled', result: null })]), []);
   });
@@ -152,6 +156,13 @@ describe('the chaos checker', () => {
     const outage: HistoryEvent = { kind: 'fault', t: 2_000, fault: 'pg-restart-immediate', until: 12_000 };
     assert.deepEqual(broken([...history, outage, sample(20_000, live('chaos-2/bbbb')), row('t1')]), []);
     assert.deepEqual(broken([...history, sample(20_000, live('chaos-2/cccc')), row('t1')]), []);
+    // So does the time every other node was out (nobody left to take over).
+    const othersOut: HistoryEvent[] = [
+      { kind: 'fault', t: 500, fault: 'sigkill', node: 'chaos-1', until: 12_000 },
+      { kind: 'fault', t: 800, fault: 'sigstop', node: 'chaos-3', until: 10_000 },
+    ];
+    assert.deepEqual(broken([...history, ...othersOut, sample(20_000, live('chaos-2/bbbb')), row('t1')]), []);
+    assert.deepEqual(broken([...history, ...othersOut, sample(30_000, live('chaos-2/bbbb')), row('t1')]), ['lost-node-taken-over']);
   });
 
   it("catches an owner that sees, answers or cancels another owner's task, a list or a notification that shows one, and a row with the wrong owner", () => {

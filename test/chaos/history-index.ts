@@ -101,16 +101,18 @@ export class HistoryIndex {
     return seen.sort((a, b) => a.seq - b.seq);
   }
 
-  /** When PostgreSQL was down within [from, to]: the sum of the restarts' lengths that overlap it. */
-  databaseDownWithin(from: number, to: number): number {
-    let down = 0;
-    for (const fault of this.faults) {
-      if (!fault.fault.startsWith('pg-restart') || fault.until === undefined) continue;
-      down += Math.max(0, Math.min(to, fault.until) - Math.max(from, fault.t));
-    }
-    return down;
+  /** Whether `node` was out at `t`: killed, drained, stopped or restarting (a fault on it under way). */
+  nodeOut(node: string, t: number): boolean {
+    return this.faults.some((f) => f.node === node && NODE_OUTAGES.has(f.fault) && f.t <= t && (f.until ?? f.t) >= t);
+  }
+
+  /** Whether PostgreSQL was down (restarting) at `t`. */
+  databaseDown(t: number): boolean {
+    return this.faults.some((f) => f.fault.startsWith('pg-restart') && f.t <= t && (f.until ?? f.t) >= t);
   }
 }
+
+const NODE_OUTAGES = new Set(['sigkill', 'sigterm', 'sigstop', 'clock-skew']);
 
 /** The status a successful tasks/get or 2025-11-25 tasks/cancel answered with. */
 function statusIn(event: RpcEvent): string | undefined {

@@ -10,6 +10,8 @@ export interface RunEvent {
   readonly seed: number;
   readonly minutes: number;
   readonly nodes: number;
+  /** The nodes' names (NODE_ID). */
+  readonly nodeNames?: readonly string[];
   readonly leaseMs: number;
   readonly maxPerPrincipal: number;
   /** Each owner's label and the token subject its rows carry (null: the host scope of a node without tokens). */

@@ -90,9 +90,8 @@ async function main(): Promise<number> {
       nodes.push(new ChaosNode({ name: `chaos-${i + 1}`, databaseUrl, ...(anonymous ? {} : { tokensFile }) }, await freePort(), env));
     }
     cleanup.push(() => Promise.all(nodes.map((node) => node.stopWith('SIGKILL', 5_000))));
-    // The first applies the migrations alone; the others start together.
-    await nodes[0]!.start();
-    await Promise.all(nodes.slice(1).map((node) => node.start()));
+    // Together: the migration runner's advisory lock lets one apply them while the others wait.
+    await Promise.all(nodes.map((node) => node.start()));
 
     const tokenNodes = nodes.filter((node) => node.spec.tokensFile);
     const openNodes = nodes.filter((node) => !node.spec.tokensFile);
@@ -108,6 +107,7 @@ async function main(): Promise<number> {
       seed,
       minutes,
       nodes: nodeCount,
+      nodeNames: nodes.map((node) => node.name),
       leaseMs: LEASE_MS,
       maxPerPrincipal: MAX_PER_PRINCIPAL,
       owners: owners.map((owner) => ({ label: owner.label, sub: owner.token === undefined ? null : owner.label })),

@@ -4,7 +4,8 @@ import type { SystemPromise, Violation } from './promise.js';
 /**
  * Every acknowledged tasks/update answer is used: the task ends with it (its result is what that
  * answer leads to), or was cancelled or expired. A task that is not resumable may also end
- * `failed` when a fault hit between the answer and its end (its run was lost, as documented).
+ * `failed` when its run was lost (its node died or lost its lease, as documented) or a fault hit
+ * between the answer and its end.
  */
 export const answerUsed: SystemPromise = {
   name: 'answer-used',
@@ -25,8 +26,10 @@ export const answerUsed: SystemPromise = {
       for (const update of acked) for (const [key, value] of Object.entries(update.params['inputResponses'] ?? {})) if (!(key in answers)) answers[key] = value;
       const evidence = [task.create.seq, ...acked.map((e) => e.seq), final.seq];
       if (row.status === 'failed') {
+        // A run that is not resumable dies with its node (or its node's lease): documented, not a lost answer.
+        const runLost = /^The server (running this task stopped|shut down)/.test(String(row.error?.message ?? ''));
         const faulted = index.faults.some((f) => f.t <= row.updated && (f.until ?? f.t) >= acked[0]!.t0);
-        if (!row.resumable && !faulted) violations.push({ promise: this.name, taskId: task.id, message: `answered, then failed with no fault in between: ${JSON.stringify(row.error)}`, evidence });
+        if (!row.resumable && !faulted && !runLost) violations.push({ promise: this.name, taskId: task.id, message: `answered, then failed with no fault in between: ${JSON.stringify(row.error)}`, evidence });
         continue;
       }
       const expected = expectedText(task.create.params, answers);

@@ -9,7 +9,8 @@ const GONE = new Set(['sigkill', 'sigterm', 'clock-skew']);
  * A task whose node died is failed, or taken over (resumable), within the lease plus a bound:
  * each task a sample shows on the node just before it was killed (or drained, or restarted for a
  * skew) is, in the first sample past the lease, the slack and any database outage after the
- * node's end, off that node's process (another holder, released, or no longer live).
+ * node's end, and any time every other node was out too, off that node's process (another
+ * holder, released, or no longer live).
  */
 export const lostNodeTakenOver: SystemPromise = {
   name: 'lost-node-taken-over',
@@ -25,8 +26,13 @@ export const lostNodeTakenOver: SystemPromise = {
       const held = before.live.filter((row) => row.node_id?.split('/')[0] === fault.node);
       // The process ends at the signal for a kill; a drain may run until the process exits.
       const ended = fault.fault === 'sigkill' ? fault.t : (fault.until ?? fault.t);
+      // Nobody can take over while PostgreSQL is down or every other node is out: such time is added.
+      const names = index.run?.nodeNames ?? Array.from({ length: index.run?.nodes ?? 0 }, (_, i) => `chaos-${i + 1}`);
+      const others = names.filter((name) => name !== fault.node);
       let deadline = ended + leaseMs + TAKEOVER_SLACK_MS;
-      deadline += index.databaseDownWithin(fault.t, deadline);
+      for (let t = ended; t < deadline; t += 100) {
+        if (index.databaseDown(t) || (others.length > 0 && others.every((name) => index.nodeOut(name, t)))) deadline += 100;
+      }
       const after = index.samples.find((s) => s.t > deadline);
       if (!after) continue;
       for (const row of held) {

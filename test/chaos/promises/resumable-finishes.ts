@@ -15,6 +15,8 @@ export const resumableFinishes: SystemPromise = {
     for (const task of index.tasks.values()) {
       const final = index.finalRows.get(task.id);
       if (!final || !final.row.resumable || task.create.params['name'] !== 'export') continue;
+      // "Nobody cancelled": a cancel that got no acknowledgement (an outage) may still have reached the run.
+      if (index.ownRequests(task.id).some((e) => e.method === 'tasks/cancel')) continue;
       checked++;
       const row = final.row;
       const evidence = [task.create.seq, final.seq];
