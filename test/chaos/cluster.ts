@@ -14,7 +14,7 @@ export interface NodeSpec {
   readonly tokensFile?: string;
   /** The node's DATABASE_URL (through the chaos proxy for one of them). */
   readonly databaseUrl: string;
-  /** Prefix of the node's command (e.g. `faketime` for clock skew); set per start. */
+  /** Wall-clock skew in seconds (libfaketime) for the next start; 0 or absent: none. */
   skewSeconds?: number;
 }
 
@@ -25,8 +25,6 @@ export class ChaosNode {
   #process: DemoProcess | undefined;
   #starting: Promise<void> | undefined;
   readonly #env: Record<string, string>;
-  /** The output of the processes that exited, and the current one's, for a failure's report. */
-  #pastOutput = '';
 
   constructor(spec: NodeSpec, port: number, env: Record<string, string>) {
     this.spec = spec;
@@ -41,14 +39,6 @@ export class ChaosNode {
 
   get up(): boolean {
     return this.#process !== undefined && this.#process.child.exitCode === null && this.#process.child.signalCode === null;
-  }
-
-  get pid(): number | undefined {
-    return this.#process?.child.pid;
-  }
-
-  output(): string {
-    return this.#pastOutput + (this.#process?.output() ?? '');
   }
 
   async start(): Promise<void> {
@@ -82,7 +72,6 @@ export class ChaosNode {
       await current.exited;
       clearTimeout(timer);
     }
-    this.#pastOutput += current.output();
     if (this.#process === current) this.#process = undefined;
   }
 }
