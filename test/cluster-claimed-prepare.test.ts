@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 const BOUND_MS = 30_000;
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '3000', MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' };
@@ -25,7 +26,7 @@ describe('a task claimed by another node process runs its prepare as the creatin
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
     nodes.push(await spawnDemoNode('prep-1', { ...ENV, DATABASE_URL: database.url, MCP_TASKS_MAX_RUNS: '1' }));
     nodes.push(await spawnDemoNode('prep-2', { ...ENV, DATABASE_URL: database.url }));
     // Node 1's only run slot, taken for the whole file.

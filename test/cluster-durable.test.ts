@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { rpc, waitFor } from './server-raw-client.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 // A short lease, so a lost node is noticed within seconds; a slow backstop poll, so claims come by NOTIFY.
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '1500', MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' };
@@ -43,7 +44,7 @@ describe('durable work on three node processes', { timeout: 120_000 }, () => {
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
     await spawn('node-b');
     await spawn('node-c');
   });
@@ -126,7 +127,7 @@ describe('run capacity on three node processes (MCP_TASKS_MAX_RUNS=2)', { timeou
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
     const env = { ...ENV, DATABASE_URL: database.url, MCP_TASKS_MAX_RUNS: '2' };
     nodes.push(await spawnDemoNode('cap-1', env));
     nodes.push(...(await Promise.all(['cap-2', 'cap-3'].map((name) => spawnDemoNode(name, env)))));
@@ -189,7 +190,7 @@ describe('waiting is not running on two node processes (MCP_TASKS_MAX_RUNS=1)', 
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
     const env = { ...ENV, DATABASE_URL: database.url, MCP_TASKS_MAX_RUNS: '1' };
     nodes.push(...(await Promise.all(['wait-1', 'wait-2'].map((name) => spawnDemoNode(name, env)))));
   });

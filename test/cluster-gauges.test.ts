@@ -11,6 +11,7 @@ import { authRpc } from './auth-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 const TOKENS = { alice: { sub: 'alice', clientId: 'app-a', scopes: ['export'] }, bob: { sub: 'bob', clientId: 'app-b', scopes: ['export'] } };
 
@@ -38,7 +39,7 @@ describe('the cluster-wide gauges', { timeout: 120_000 }, () => {
     writeFileSync(tokens, JSON.stringify(TOKENS));
     const env = { DATABASE_URL: database.url, MCP_TASKS_TOKENS: tokens, MCP_TASKS_CLUSTER_STATS_MS: '300', MCP_TASKS_POLL_INTERVAL_MS: '50' };
     nodes = await Promise.all([spawnDemoNode('gauge-a', env), spawnDemoNode('gauge-b', env)]);
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
   });
   after(async () => {
     for (const node of nodes ?? []) node.child.kill('SIGKILL');

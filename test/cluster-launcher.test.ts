@@ -11,6 +11,7 @@ import { freePort } from '../packages/demo/src/cluster/embedded-postgres.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { ROOT, waitForOutput } from './support/demo-process.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { testClient } from './support/pg-clients.js';
 
 let database: TestDatabase;
 before(async () => (database = await createTestDatabase()));
@@ -198,7 +199,7 @@ describe('npm start\'s launcher', { timeout: 240_000 }, () => {
     launcher.signalGroup('SIGINT');
     assert.equal(await within(launcher.exited, 30_000, 'exit after Ctrl-C'), 130);
     assert.deepEqual(await launcher.survivors(), []);
-    const client = new pg.Client({ connectionString: database.url });
+    const client = testClient({ connectionString: database.url });
     await client.connect();
     try {
       const { rows } = await client.query('SELECT status FROM mcp_tasks.tasks WHERE id = $1', [taskId]);

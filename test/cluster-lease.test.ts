@@ -13,6 +13,7 @@ import {
 } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool, testClient } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'lease', clientId: 'client', resource: '' });
@@ -54,7 +55,7 @@ async function openNode(nodeId: string, options: PostgresTaskNodeOptions = {}): 
 
 before(async () => {
   database = await createTestDatabase();
-  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+  admin = testPool({ connectionString: database.url, max: 2 });
   await (await PostgresTaskStore.connect({ connectionString: database.url })).close();
   ({ store: survivor, node: survivorNode } = await openNode('survivor', { lease: { leaseMs: 60_000 } }));
 });
@@ -216,7 +217,7 @@ test('a node starting under a name leaves a namesake that still has a connection
     const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: alive.nodeId };
     await survivor.create(task, { maxLive: Infinity });
     // What the namesake's process keeps open while it runs: one of its own connections.
-    const connection = new pg.Client({ connectionString: database.url, application_name: instanceApplicationName(role, alive.instanceId) });
+    const connection = testClient({ connectionString: database.url, application_name: instanceApplicationName(role, alive.instanceId) });
     await connection.connect();
     try {
       const { node, close } = await openNode('n-overlap', { reaper: false });
@@ -240,7 +241,7 @@ test('a namesake whose last connection closes after the node started is settled 
   const late = await namesake('n-late');
   const task: NewTask = { taskId: newTaskId(), owner: o, tool: 'export', scopes: [], ttlMs: null, pollIntervalMs: 1_000, nodeId: late.nodeId };
   await survivor.create(task, { maxLive: Infinity });
-  const connection = new pg.Client({ connectionString: database.url, application_name: instanceApplicationName(LEASE_APPLICATION_NAME, late.instanceId) });
+  const connection = testClient({ connectionString: database.url, application_name: instanceApplicationName(LEASE_APPLICATION_NAME, late.instanceId) });
   await connection.connect();
   const { node, close } = await openNode('n-late', { reaper: false, lease: { leaseMs: 600 } });
   try {

@@ -14,6 +14,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 const RESOURCE = 'https://mcp.example.test/mcp';
 const TOKENS = {
@@ -32,7 +33,7 @@ describe('2025-11-25 tasks across three node processes', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
     const dir = mkdtempSync(path.join(tmpdir(), 'mcp-tasks-legacy-'));
     const tokens = path.join(dir, 'tokens.json');
     writeFileSync(tokens, JSON.stringify(TOKENS));

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { testPool } from './support/pg-clients.js';
 
 // A short lease: two processes fighting over one lease row would show it within a second or two.
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '200', MCP_TASKS_LEASE_MS: '1500' };
@@ -33,7 +34,7 @@ describe('node processes that share one NODE_ID', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
   });
 
   after(async () => {

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { testPool } from './support/pg-clients.js';
 
 // The nodes' backstop poll is slow on purpose: what arrives well under it came through NOTIFY.
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: '5000', MCP_TASKS_LEASE_MS: '1500' };
@@ -22,7 +23,7 @@ describe('three node processes on one database', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
     // The first applies the migrations; the others find them applied.
     nodes.push(await spawnDemoNode('node-1', { ...ENV, DATABASE_URL: database.url }));
     nodes.push(...(await Promise.all(['node-2', 'node-3'].map((name) => spawnDemoNode(name, { ...ENV, DATABASE_URL: database.url })))));

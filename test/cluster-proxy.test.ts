@@ -10,6 +10,7 @@ import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/d
 import { within } from './support/within.js';
 import { rpc, waitFor } from './server-raw-client.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 const PROXY_ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '1500' };
 
@@ -57,7 +58,7 @@ describe('a proxy cluster of two nodes on PostgreSQL in front of one upstream', 
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
     a = await spawn('proxy-a');
     b = await spawn('proxy-b');
   });
@@ -238,7 +239,7 @@ describe('a proxy node at its owner quota (MCP_TASKS_MAX_PER_PRINCIPAL=1)', { ti
   it('an upstream task the proxy cannot keep (its reserved task ended while the upstream was slow) is cancelled upstream and the call is refused with -32600', async () => {
     await upstreamIdle();
     front.delay('tools/call', 2_000);
-    const admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    const admin = testPool({ connectionString: database.url, max: 1 });
     try {
       const call = rpc(proxy.url, 'tools/call', { name: 'upstream_export', arguments: { project: 'p', files: 300, delayMs: 100 } });
       // The upstream has made its task (it runs) while its answer is held back: end the proxy's reservation now.

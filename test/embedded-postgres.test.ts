@@ -8,6 +8,7 @@ import pg from 'pg';
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../packages/demo/src/cluster/embedded-postgres.js';
 import { packagedBinaries } from '../packages/demo/src/cluster/postgres-binaries.js';
 import { ROOT } from './support/demo-process.js';
+import { testClient } from './support/pg-clients.js';
 
 const isRoot = process.getuid?.() === 0;
 const NOT_ROOT = 'needs root: PostgreSQL runs as the postgres user only when started by root';
@@ -27,7 +28,7 @@ async function installationIn(dir: string): Promise<string> {
 }
 
 async function currentUser(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
+  const client = testClient({ connectionString: url });
   await client.connect();
   try {
     return (await client.query('SELECT current_user')).rows[0].current_user;
@@ -61,7 +62,7 @@ describe('the embedded PostgreSQL', { timeout: 120_000 }, () => {
       const { startEmbeddedPostgres } = await import(${JSON.stringify(entry)});
       const pg = (await import(${JSON.stringify(path.join(ROOT, 'node_modules/pg/lib/index.js'))})).default;
       const server = await startEmbeddedPostgres({ parentDir: ${JSON.stringify(parent)}, name: 'pg-nobody' });
-      const client = new pg.Client({ connectionString: server.url });
+      const client = testClient({ connectionString: server.url });
       await client.connect();
       const { rows } = await client.query('SELECT current_user');
       await client.end();

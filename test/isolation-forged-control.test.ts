@@ -6,6 +6,7 @@ import { PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
+import { testClient } from './support/pg-clients.js';
 
 // Slow on purpose: whatever happens within a test happened through the notifications.
 const POLL_INTERVAL_MS = 60_000;
@@ -39,7 +40,7 @@ before(async () => {
   });
   runtime = new TaskRuntime({ store: counted, node, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
   // Any connection to the database may NOTIFY on any channel: PostgreSQL has no channel privileges.
-  attacker = new pg.Client({ connectionString: database.url });
+  attacker = testClient({ connectionString: database.url });
   await attacker.connect();
 });
 

@@ -10,6 +10,7 @@ import { createMcpHandler, McpServer, type McpHttpHandler } from '@modelcontextp
 import pg from 'pg';
 import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testClient } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 let database: TestDatabase;
@@ -59,7 +60,7 @@ describe('internal errors', () => {
     const taskId = await waitingTask();
     const logged: unknown[][] = [];
     const original = console.error;
-    const admin = new pg.Client({ connectionString: database.url });
+    const admin = testClient({ connectionString: database.url });
     await admin.connect();
     let reply;
     try {

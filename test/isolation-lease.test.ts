@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 let database: TestDatabase;
@@ -17,7 +18,7 @@ after(async () => {
 });
 
 test('the lease renews while request traffic holds every connection of the store\'s pool', { timeout: 30_000 }, async () => {
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = testPool({ connectionString: database.url, max: 2 });
   const store = await PostgresTaskStore.connect({ pool, migrate: false, logger: quiet });
   const node = await PostgresTaskNode.start(store, { nodeId: 'n-starved', logger: quiet, testSignals: true, listener: false, reaper: false, sweeper: false, lease: { leaseMs: 1_500 } });
   const hogs: Promise<unknown>[] = [];

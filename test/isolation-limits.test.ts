@@ -11,6 +11,7 @@ import { createMcpHandler, McpServer, type AuthInfo } from '@modelcontextprotoco
 import pg from 'pg';
 import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const SERVER = 'limits';
@@ -84,7 +85,7 @@ async function createTask(handler: TaskListenHandler, sub: string): Promise<stri
 describe('one owner\'s share of a node', () => {
   before(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 4 });
+    pool = testPool({ connectionString: database.url, max: 4 });
     pool.on('acquire', () => (checkouts += 1));
     store = await PostgresTaskStore.connect({ pool, logger: quiet });
     node = await PostgresTaskNode.start(store, { logger: quiet, lease: false, reaper: false, sweeper: false });

@@ -10,6 +10,7 @@ import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import pg from 'pg';
 import { requestBody, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 let database: TestDatabase;
@@ -21,7 +22,7 @@ let checkouts = 0;
 
 before(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool = testPool({ connectionString: database.url, max: 4 });
   pool.on('acquire', () => (checkouts += 1));
   const store = await PostgresTaskStore.connect({ pool, logger: quiet });
   const node = await PostgresTaskNode.start(store, { logger: quiet, lease: false, reaper: false, sweeper: false });

@@ -8,6 +8,7 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { testClient } from './support/pg-clients.js';
 
 const POLL_MS = 40;
 let database: TestDatabase;
@@ -59,7 +60,7 @@ test('the backstop stretches its gap while the listener is proven, and polls eve
   assert.ok(runtime.backstop.polls - before <= 1, `polled ${runtime.backstop.polls - before} times in 20 intervals`);
 
   // The listener's backend goes away: it reconnects, but is not proven until its next liveness check.
-  const admin = new pg.Client({ connectionString: database.url });
+  const admin = testClient({ connectionString: database.url });
   await admin.connect();
   try {
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query ILIKE '%LISTEN%'`);

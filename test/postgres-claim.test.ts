@@ -10,6 +10,7 @@ import { newTaskId, type TaskOwner } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 const BACKLOG = 3_000;
 
@@ -21,7 +22,7 @@ const statements: Array<{ text: string; values: unknown[] }> = [];
 
 before(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  pool = testPool({ connectionString: database.url, max: 2 });
   // Keeps what the store sends while it claims (kysely calls client.query(text, values)).
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -31,7 +32,7 @@ before(async () => {
     };
   });
   store = await PostgresTaskStore.connect({ pool });
-  admin = new pg.Pool({ connectionString: database.url, max: 1 });
+  admin = testPool({ connectionString: database.url, max: 1 });
 });
 
 after(async () => {

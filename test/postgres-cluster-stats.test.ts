@@ -8,6 +8,7 @@ import { countsByStatus, PostgresOperator, PostgresTaskNode, PostgresTaskStore }
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { nodeName } from './support/node-name.js';
+import { testPool } from './support/pg-clients.js';
 
 let database: TestDatabase;
 let store: PostgresTaskStore;
@@ -22,7 +23,7 @@ before(async () => {
   database = await createTestDatabase();
   store = await PostgresTaskStore.connect({ connectionString: database.url });
   nodes = [new PostgresTaskNode(store, { ...quiet, nodeId: 'stats-a' }), new PostgresTaskNode(store, { ...quiet, nodeId: 'stats-b' })];
-  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+  admin = testPool({ connectionString: database.url, max: 2 });
 });
 
 after(async () => {

@@ -6,6 +6,7 @@ import { instanceApplicationName, LISTENER_APPLICATION_NAME, PostgresTaskStore, 
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
+import { testPool } from './support/pg-clients.js';
 
 // The backstop poll is slow on purpose: a signal that arrives well under it came through
 // LISTEN/NOTIFY (or the listener's rescan), not through the runtime's poll.
@@ -43,9 +44,8 @@ describe('delivery between nodes', () => {
     clusterB = await listeningNode(storeB, { nodeId: 'node-b' });
     nodeA = new TaskRuntime({ store: storeA, node: clusterA, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
     nodeB = new TaskRuntime({ store: storeB, node: clusterB, pollIntervalMs: POLL_INTERVAL_MS, onError: () => {} });
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
-    // Its idle connection may be terminated with the others a test kills: that must not crash the file.
-    admin.on('error', () => {});
+    // Its idle connection may be terminated with the others a test kills: the helper's pool takes that.
+    admin = testPool({ connectionString: database.url, max: 1 });
   });
 
   after(async () => {

@@ -6,6 +6,7 @@ import { PostgresTaskStore, type PostgresTaskNode } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
+import { testClient } from './support/pg-clients.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'follow', clientId: 'client', resource: '' });
 const newTask = (): NewTask => ({ taskId: newTaskId(), owner: owner(), tool: 't', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: 'a' });
@@ -24,7 +25,7 @@ describe('following tasks across nodes', () => {
     writer = await PostgresTaskStore.connect({ connectionString: database.url });
     follower = await PostgresTaskStore.connect({ connectionString: database.url });
     followerNode = await listeningNode(follower);
-    raw = new pg.Client({ connectionString: database.url });
+    raw = testClient({ connectionString: database.url });
     await raw.connect();
     raw.on('notification', (n) => notifications.push(n.payload ?? ''));
     await raw.query(`LISTEN ${writer.schema}_control`);

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
 import { nodeName } from './support/node-name.js';
+import { testClient } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const suffix = randomBytes(4).toString('hex');
@@ -55,8 +56,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
     database = await createTestDatabase();
     // Roles are the server's, not the database's: made and dropped from the server's own database,
     // which outlives the test database's drop.
-    admin = new pg.Client({ connectionString: process.env['DATABASE_URL'] });
-    admin.on('error', () => {});
+    admin = testClient({ connectionString: process.env['DATABASE_URL'] });
     await admin.connect();
     const name = new URL(database.url).pathname.slice(1);
     try {
@@ -76,7 +76,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
   it('a migrator that owns the schema migrates; a node with DML and EXECUTE runs a task through the cluster path and cannot change the schema', async (t) => {
     if (!supported) return t.skip('this login may not create roles');
     const migrator = await PostgresTaskStore.connect({ connectionString: as(database.url, MIGRATOR), migrate: true, logger: quiet });
-    const grantor = new pg.Client({ connectionString: as(database.url, MIGRATOR) });
+    const grantor = testClient({ connectionString: as(database.url, MIGRATOR) });
     await grantor.connect();
     try {
       for (const statement of NODE_GRANTS) await grantor.query(statement);
@@ -124,7 +124,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
       await store.close();
     }
 
-    const asNode = new pg.Client({ connectionString: as(database.url, NODE) });
+    const asNode = testClient({ connectionString: as(database.url, NODE) });
     await asNode.connect();
     try {
       await assert.rejects(asNode.query('ALTER TABLE mcp_tasks.tasks ADD COLUMN evil int'), /must be owner|permission denied/);

@@ -11,6 +11,7 @@ import { instanceApplicationName, LISTENER_APPLICATION_NAME, PostgresTaskStore, 
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
+import { testPool } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 
@@ -28,7 +29,7 @@ describe('a listener whose backend freezes', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
     const host = (await admin.query<{ addr: string | null }>('SELECT inet_server_addr()::text AS addr')).rows[0]?.addr;
     // Only a server on this machine has backends this process can signal.
     canSignal = host == null || /^(127\.|::1)/.test(host);

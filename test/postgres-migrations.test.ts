@@ -8,6 +8,7 @@ import { InvalidTaskValueError, newTaskId } from '@mcp-tasks/core';
 import { PostgresTaskStore, loadMigrations, migrate } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -16,7 +17,7 @@ let pool: pg.Pool;
 
 before(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool = testPool({ connectionString: database.url, max: 4 });
 });
 
 after(async () => {
@@ -41,7 +42,7 @@ test('the runner applies every file once and is a no-op the second time', async 
 
 test('runners starting together on several pools apply each file exactly once', async () => {
   const files = await loadMigrations();
-  const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: database.url, max: 1 }));
+  const pools = Array.from({ length: 6 }, () => testPool({ connectionString: database.url, max: 1 }));
   try {
     const results = await Promise.all(pools.map((p) => migrate(p, 'together')));
     const applied = results.flatMap((result) => result.applied);

@@ -8,6 +8,7 @@ import { newTaskId, type TaskOwner } from '@mcp-tasks/core';
 import { controlChannelOf, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testClient } from './support/pg-clients.js';
 
 const REQUEST = { method: 'elicitation/create', params: { mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } } } as const;
 const YES = { action: 'accept', content: {} } as const;
@@ -20,7 +21,7 @@ const claimable: string[] = [];
 before(async () => {
   database = await createTestDatabase();
   store = await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 2 });
-  listener = new pg.Client({ connectionString: database.url });
+  listener = testClient({ connectionString: database.url });
   await listener.connect();
   listener.on('notification', (message) => {
     const payload = JSON.parse(message.payload ?? '{}') as { op?: string; taskId?: string };

@@ -7,6 +7,7 @@ import { newTaskId, type NewTask } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -14,7 +15,7 @@ let store: PostgresTaskStore;
 
 before(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  pool = testPool({ connectionString: database.url, max: 1 });
   store = await PostgresTaskStore.connect({ pool });
 });
 

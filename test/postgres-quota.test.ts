@@ -5,6 +5,7 @@ import { QuotaExceededError, newTaskId, type TaskOwner } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testClient } from './support/pg-clients.js';
 
 const CREATORS = 64;
 const POOLS = 4;
@@ -44,7 +45,7 @@ test(`${CREATORS} concurrent creations for one owner across ${POOLS} pools creat
   assert.equal(created.length, MAX_LIVE);
   for (const attempt of refused) assert.ok(attempt.reason instanceof QuotaExceededError, String(attempt.reason));
 
-  const client = new pg.Client({ connectionString: database.url });
+  const client = testClient({ connectionString: database.url });
   await client.connect();
   try {
     const { rows } = await client.query<{ live: number }>(

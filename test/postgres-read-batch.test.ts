@@ -8,6 +8,7 @@ import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { testPool } from './support/pg-clients.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
@@ -17,7 +18,7 @@ const sent: string[] = [];
 
 before(async () => {
   database = await createTestDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 4 });
+  pool = testPool({ connectionString: database.url, max: 4 });
   store = await PostgresTaskStore.connect({ pool });
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   (pool as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {

@@ -10,6 +10,7 @@ import { controlChannelOf, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { ANSWER, CANCEL, CREATE, FINISH_COMPLETED, GET, SET_STATUS_MESSAGE } from './fixtures/previous-release-statements.js';
+import { testPool } from './support/pg-clients.js';
 
 const CHANNEL = controlChannelOf('mcp_tasks');
 const OLD_NODE = 'previous-release-node';
@@ -24,7 +25,7 @@ describe('a node of the previous release beside this release, on the migrated sc
     database = await createTestDatabase();
     // This release migrates (0001 to the last); the previous release's node keeps its statements.
     store = await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 2 });
-    old = new pg.Pool({ connectionString: database.url, max: 2 });
+    old = testPool({ connectionString: database.url, max: 2 });
   });
 
   after(async () => {

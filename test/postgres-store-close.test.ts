@@ -4,6 +4,7 @@ import pg from 'pg';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually } from './support/demo-process.js';
+import { testClient } from './support/pg-clients.js';
 
 let database: TestDatabase;
 before(async () => (database = await createTestDatabase()));
@@ -13,7 +14,7 @@ describe('PostgresTaskStore.close', { timeout: 30_000 }, () => {
   it('closes every connection of the pool it created, also when the store only migrated (what npm start does before the nodes start)', async () => {
     const store = await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 1, migrate: true });
     await store.close();
-    const admin = new pg.Client({ connectionString: database.url });
+    const admin = testClient({ connectionString: database.url });
     await admin.connect();
     try {
       const name = new URL(database.url).pathname.slice(1);

@@ -5,6 +5,7 @@ import { newTaskId, type NewTask, type TaskOwner } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore, type TtlSweeper } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { testPool } from './support/pg-clients.js';
 
 let database: TestDatabase;
 let store: PostgresTaskStore;
@@ -19,7 +20,7 @@ before(async () => {
   // keep their size (no target time), so the batch counts below do not depend on the machine.
   node = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, sweeper: { batchSize: 100, batchPauseMs: 5, targetBatchMs: Infinity }, testSignals: true });
   sweeper = node.sweeper!;
-  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+  admin = testPool({ connectionString: database.url, max: 2 });
 });
 
 after(async () => {

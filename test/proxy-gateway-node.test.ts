@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { closeLoopback, serveOnLoopback } from './support/loopback-http.js';
+import { testPool } from './support/pg-clients.js';
 
 const TOOLS = ['garbage', 'hang', 'refuse', 'vanish', 'html', 'meta', 'ask', 'shadowed', 'paced'].map((name) => ({ name, inputSchema: { type: 'object', properties: {} } }));
 
@@ -110,7 +111,7 @@ let upstream: Awaited<ReturnType<typeof startScriptedUpstream>>;
 
 before(async () => {
   db = await createTestDatabase();
-  admin = new pg.Pool({ connectionString: db.url, max: 1 });
+  admin = testPool({ connectionString: db.url, max: 1 });
   upstream = await startScriptedUpstream();
   const store = await PostgresTaskStore.connect({ connectionString: db.url });
   const node = await PostgresTaskNode.start(store, { nodeId: 'gateway-node' });

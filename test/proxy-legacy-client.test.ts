@@ -11,6 +11,7 @@ import { rpc } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+import { testPool } from './support/pg-clients.js';
 
 const BOUND_MS = 30_000;
 const PROXY_ENV = { MCP_TASKS_POLL_INTERVAL_MS: '2000', MCP_TASKS_LEASE_MS: '1500', MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' };
@@ -32,7 +33,7 @@ describe('a 2025-11-25 client calling proxied tools on a two-node proxy cluster'
   before(async () => {
     upstream = await spawnDemoNode('legacy-upstream', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity', MCP_TASKS_POLL_INTERVAL_MS: '200' });
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 1 });
+    admin = testPool({ connectionString: database.url, max: 1 });
     a = await spawn('legacy-proxy-a');
     b = await spawn('legacy-proxy-b');
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { testClient } from './pg-clients.js';
 
 /** A database of its own for one test file; `drop()` removes it. */
 export interface TestDatabase {
@@ -40,9 +41,7 @@ export async function createScratchDatabase(serverUrl: string, prefix: string): 
 }
 
 async function withAdminClient(url: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  // A backend terminated during a drop must not crash the test process.
-  client.on('error', () => {});
+  const client = testClient({ connectionString: url });
   await client.connect();
   try {
     await work(client);

@@ -7,13 +7,14 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { startSilentServer, type SilentServer } from '../../../test/support/silent-server.js';
 import { mcpTasks, packageRoot } from './support/run-mcp-tasks.js';
+import { testPool } from '../../../test/support/pg-clients.js';
 
 describe('the mcp-tasks command', { timeout: 120_000 }, () => {
   let database: TestDatabase;
   let pool: pg.Pool;
   before(async () => {
     database = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    pool = testPool({ connectionString: database.url, max: 2 });
   });
   after(async () => {
     await pool?.end();

@@ -1,0 +1,100 @@
+// The soak's demo node processes: started, killed, stopped, drained and restarted on the fault
+// schedule's orders, each on a port of its own that it keeps across restarts (clients keep its URL).
+import { spawn } from 'node:child_process';
+import { ROOT, waitForOutput, type DemoProcess } from '../support/demo-process.js';
+
+export { freePort } from '../../bench/support/demo-nodes.js';
+
+/** A node starts from source (tsx): on a loaded 2-core machine that takes tens of seconds. */
+const START_TIMEOUT_MS = 90_000;
+
+export interface NodeSpec {
+  readonly name: string;
+  /** MCP_TASKS_TOKENS for a node with authorization; absent: a node without (the host scope owner). */
+  readonly tokensFile?: string;
+  /** The node's DATABASE_URL (through the chaos proxy for one of them). */
+  readonly databaseUrl: string;
+  /** Wall-clock skew in seconds (libfaketime) for the next start; 0 or absent: none. */
+  skewSeconds?: number;
+}
+
+export class ChaosNode {
+  readonly spec: NodeSpec;
+  readonly port: number;
+  readonly url: string;
+  #process: DemoProcess | undefined;
+  #starting: Promise<void> | undefined;
+  readonly #env: Record<string, string>;
+
+  constructor(spec: NodeSpec, port: number, env: Record<string, string>) {
+    this.spec = spec;
+    this.port = port;
+    this.url = `http://127.0.0.1:${port}/mcp`;
+    this.#env = env;
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  get up(): boolean {
+    return this.#process !== undefined && this.#process.child.exitCode === null && this.#process.child.signalCode === null;
+  }
+
+  async start(): Promise<void> {
+    this.#starting ??= (async () => {
+      const env: Record<string, string> = { ...this.#env, PORT: String(this.port), DATABASE_URL: this.spec.databaseUrl };
+      if (this.spec.tokensFile) env['MCP_TASKS_TOKENS'] = this.spec.tokensFile;
+      if (this.spec.skewSeconds) {
+        // libfaketime: the node's wall clock runs skewed, its monotonic clock is left alone.
+        env['LD_PRELOAD'] = FAKETIME_LIBRARY;
+        env['FAKETIME'] = `${this.spec.skewSeconds > 0 ? '+' : ''}${this.spec.skewSeconds}s`;
+        env['FAKETIME_DONT_FAKE_MONOTONIC'] = '1';
+        env['DONT_FAKE_MONOTONIC'] = '1';
+      }
+      this.#process = await spawnNode(this.spec.name, env);
+    })().finally(() => (this.#starting = undefined));
+    return this.#starting;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.#process && this.#process.child.exitCode === null) this.#process.child.kill(signal);
+  }
+
+  /** Sends `signal` and waits (at most `timeoutMs`, then SIGKILL) for the process to exit. */
+  async stopWith(signal: NodeJS.Signals, timeoutMs: number): Promise<void> {
+    const current = this.#process;
+    if (!current) return;
+    if (current.child.exitCode === null && current.child.signalCode === null) {
+      current.child.kill('SIGCONT');
+      current.child.kill(signal);
+      const timer = setTimeout(() => current.child.kill('SIGKILL'), timeoutMs);
+      await current.exited;
+      clearTimeout(timer);
+    }
+    if (this.#process === current) this.#process = undefined;
+  }
+}
+
+/** Like the tests' spawnDemoNode, with a start bound for a machine under the soak's load. */
+async function spawnNode(name: string, env: Record<string, string>): Promise<DemoProcess> {
+  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ID: name, HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, START_TIMEOUT_MS);
+    return { name, url, base: url.replace(/\/mcp$/, ''), child, output: () => output, exited };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
+}
+
+export const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
