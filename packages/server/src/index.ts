@@ -38,6 +38,9 @@ export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './lim
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 export { RefusalHold, DEFAULT_REFUSAL_HOLD, type RefusalHoldOptions } from './limits/refusal-hold.js';
 export { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
+export { NodeAdmission, DEFAULT_ADMISSION, type AdmissionOptions } from './limits/node-admission.js';
+export { ToolRunLimits, DEFAULT_TOOL_RUNS, type ToolRunOptions } from './limits/tool-run-limits.js';
+export { RequestLimits, type LimitedCall } from './limits/request-limits.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
 export { StreamableHttp2026Client, type StreamableHttp2026Options } from './proxy/streamable-http-2026.js';
 export { StreamableHttp2025Client, type StreamableHttp2025Options } from './proxy/streamable-http-2025.js';
