@@ -106,6 +106,10 @@ describe('without authorization, the default limits refuse no client that behave
       const replies = await pollTogether(open.url, undefined, taskIds, 8);
       assert.equal(replies.length, 720);
       assert.equal(replies.filter(refused).length, 0, describeRefusals(replies));
+      // The node's admission is visible: its queue depth and how long requests waited.
+      const metrics = await (await fetch(new URL('/metrics', open.url))).text();
+      assert.match(metrics, /^mcp_tasks_admission_queue_depth(\{[^}]*\})? \d+/m);
+      assert.match(metrics, /^mcp_tasks_admission_wait_seconds_count(\{[^}]*\})? [1-9]\d*/m);
     } finally {
       for (const taskId of taskIds) await call(open.url, undefined, 'tasks/cancel', { taskId });
     }
