@@ -4,11 +4,11 @@
 // tasks at the interval: the polite owner is never refused and its p99 stays within 2 × of its p99
 // without the flood. (c) Without authorization, the same flood beside 50 polite clients: the node
 // stays up, no task fails, and whatever the node sheds (a 503 for saturation) is counted.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { median, percentile } from '../stats.js';
+import { runChildFlood } from '../support/child-flood.js';
 import { sleep } from '../support/concurrency.js';
 import { startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
 import { rpc } from '../support/mcp-client.js';
@@ -187,17 +187,7 @@ interface FloodCounts {
 }
 
 /** The flood for `durationMs`, from a child process (bench/scenarios/read-flood-child.ts). */
-async function flood(root: string, url: string, token: string | undefined, taskId: string, durationMs: number): Promise<FloodCounts> {
-  const env = { ...process.env, URL: url, TOKEN: token ?? '', TASK_ID: taskId, LOOPS: String(FLOOD_LOOPS), DURATION_MS: String(durationMs) };
-  const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', path.join('bench', 'scenarios', 'read-flood-child.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4_000)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), durationMs + 60_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(timer);
-  const line = stdout.trim().split('\n').at(-1);
-  if (code !== 0 || !line) throw new Error(`the flood process exited with ${code}: ${stderr}`);
-  return JSON.parse(line) as FloodCounts;
+function flood(root: string, url: string, token: string | undefined, taskId: string, durationMs: number): Promise<FloodCounts> {
+  const env = { URL: url, TOKEN: token ?? '', TASK_ID: taskId, LOOPS: String(FLOOD_LOOPS), DURATION_MS: String(durationMs) };
+  return runChildFlood<FloodCounts>(root, 'read-flood-child.ts', env, durationMs);
 }

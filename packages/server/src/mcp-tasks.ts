@@ -482,6 +482,7 @@ export class McpTasks {
   async close(): Promise<void> {
     for (const proxy of this.#proxies) proxy.stop();
     this.#refusalHold.stop();
+    this.#limits.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();

@@ -1,5 +1,5 @@
 import { NodeSaturatedError } from '@mcp-tasks/core';
-import { metrics, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { metrics, type Histogram, type MeterProvider, type ObservableCallback, type ObservableGauge } from '@opentelemetry/api';
 import type { ReleaseSlot } from './listen-stream-caps.js';
 
 /** Options of {@link NodeAdmission}. */
@@ -49,6 +49,8 @@ export class NodeAdmission {
   /** Waiting requests by key; the Map's order is the round-robin order. */
   readonly #queues = new Map<string, Waiter[]>();
   readonly #waits: Histogram;
+  readonly #depth: ObservableGauge;
+  readonly #observeDepth: ObservableCallback = (result) => result.observe(this.#queued);
   #running = 0;
   #queued = 0;
 
@@ -63,9 +65,13 @@ export class NodeAdmission {
       unit: 's',
       advice: { explicitBucketBoundaries: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5] },
     });
-    meter
-      .createObservableGauge('mcp_tasks.admission.queue_depth', { description: 'Requests waiting for admission on this node' })
-      .addCallback((result) => result.observe(this.#queued));
+    this.#depth = meter.createObservableGauge('mcp_tasks.admission.queue_depth', { description: 'Requests waiting for admission on this node' });
+    this.#depth.addCallback(this.#observeDepth);
+  }
+
+  /** Stops reporting the queue depth (the node closes): the meter no longer holds this instance. */
+  stop(): void {
+    this.#depth.removeCallback(this.#observeDepth);
   }
 
   /**

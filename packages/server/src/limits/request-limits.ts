@@ -66,6 +66,11 @@ export class RequestLimits {
     return this.rateLimiter !== undefined || this.inFlight !== undefined || this.admission !== undefined;
   }
 
+  /** Stops what reports on the limits (the admission's gauge): the node closes. */
+  stop(): void {
+    this.admission?.stop();
+  }
+
   /**
    * Admits `call`, once it waited its turn (if it must): the slot to give back when it is answered.
    * Throws or rejects with the refusal ({@link isLimitRefusal}).
