@@ -55,9 +55,9 @@ describe('the per-owner in-flight cap', () => {
     assert.equal(cap.owners, 1, 'an owner with nothing in flight holds no entry');
   });
 
-  it('defaults to 8 per owner, 128 queued for at most 1 s, and refuses a cap that is not a positive integer', () => {
+  it('defaults to 8 per owner, 128 queued for at most 2 s, and refuses a cap that is not a positive integer', () => {
     const cap = new OwnerInFlightCap();
-    assert.deepEqual([cap.maxPerOwner, cap.maxQueuedPerOwner, cap.maxWaitMs], [8, 128, 1_000]);
+    assert.deepEqual([cap.maxPerOwner, cap.maxQueuedPerOwner, cap.maxWaitMs], [8, 128, 2_000]);
     for (const maxPerOwner of [0, -1, 1.5, Number.NaN]) assert.throws(() => new OwnerInFlightCap({ maxPerOwner }), /inFlight\.maxPerOwner must be an integer of at least 1/);
     assert.throws(() => new McpTasks({ inFlight: { maxPerOwner: 0 } }), /inFlight\.maxPerOwner/);
   });

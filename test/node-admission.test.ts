@@ -61,9 +61,9 @@ describe('node admission', () => {
     assert.ok(order.indexOf('alice') <= 1, `alice is served within the first two turns, not after mallory's 20: ${order.join(',')}`);
   });
 
-  it('defaults to 64 at once, 1 024 waiting for at most 2 s, and refuses bounds that are not positive integers', () => {
+  it('defaults to 16 at once, 1 024 waiting for at most 2 s, and refuses bounds that are not positive integers', () => {
     const admission = new NodeAdmission();
-    assert.deepEqual([admission.maxConcurrent, admission.maxQueue, admission.maxWaitMs], [64, 1_024, 2_000]);
+    assert.deepEqual([admission.maxConcurrent, admission.maxQueue, admission.maxWaitMs], [16, 1_024, 2_000]);
     assert.throws(() => new NodeAdmission({ maxQueue: 0 }), /admission\.maxQueue must be a positive integer/);
   });
 });

@@ -117,7 +117,7 @@ export async function runFairShare(context: BenchContext): Promise<ScenarioResul
         ],
         notes: [
           `Without a subject every caller is the node's one host owner, so no per-owner rate or in-flight cap applies; the node's admission ` +
-            `control (64 at once, 1 024 waiting, 2 s) decides who waits, and in (c) the flood and the polite clients share its FIFO. ` +
+            `control (16 at once, 1 024 waiting, 2 s) decides who waits, and in (c) the flood and the polite clients share its FIFO. ` +
             `With tokens each owner has its own rate (following the tasks it polls: two reads per task per interval, at least 50/s) and its ` +
             `own 8 slots with a queue of 128, so the flood waits behind its own slots, not the polite owner's (median ratio ${median(series.bRatio).toFixed(2)} ×).`,
         ],

@@ -66,8 +66,10 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       const statuses: unknown[] = [];
       for (const taskId of victimTasks) statuses.push((await rpc(nodes[1]!.url, 'tasks/get', { taskId }, VICTIM_TOKEN)).result?.['status']);
       const completed = await waitForStatuses(nodes[2]!.url, victimTasks, 'completed', 30_000);
-      // Still running after the flood, then completed: the node kept its lease and its runs.
-      const failed = statuses.filter((status) => status !== 'working').length + (VICTIM_TASKS - completed);
+      // Still running after the flood (or already completed, when a loaded machine stretched the
+      // phases past the tasks' length), then completed: the node kept its lease and its runs. A lost
+      // lease fails its tasks ("lease expired").
+      const failed = statuses.filter((status) => status !== 'working' && status !== 'completed').length + (VICTIM_TASKS - completed);
       await sleep(settleMs);
       const rssAfter = await rssMiB(flooded.process.pid!);
       const baselineP99 = percentile(baseline, 99);
@@ -89,7 +91,8 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
       series.cpuPerRequest.push(floodCpuMs / (listens + during.length));
       context.log(
         `  run ${run + 1}: ${listens} listens (${counts.acked} acked, ${counts.refused} refused, ${counts.errors} errors); ` +
-          `victim tasks/get p99 ${baselineP99.toFixed(1)} → ${floodP99.toFixed(1)} ms; RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB; ${failed} victim tasks failed`,
+          `victim tasks/get p99 ${baselineP99.toFixed(1)} → ${floodP99.toFixed(1)} ms; RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MiB; ${failed} victim tasks failed ` +
+          `(after the flood: ${JSON.stringify(countsOf(statuses))})`,
       );
     }
     const metrics: Metric[] = [
@@ -142,6 +145,13 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
     await Promise.all(nodes.map((node) => stopDemoNode(node)));
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** How many of `values` are each distinct value. */
+function countsOf(values: readonly unknown[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[String(value)] = (counts[String(value)] ?? 0) + 1;
+  return counts;
 }
 
 /** One GET /healthz of the node serving `url`. */

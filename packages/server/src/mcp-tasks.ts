@@ -78,13 +78,13 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   /**
    * Per-owner cap on the same requests under way at once on this node (a listen until its
    * acknowledgement), for requests with an authenticated subject: past it a request waits in its
-   * owner's FIFO (default 128 deep, at most 1 s), and only past that is it refused. Default 8 per
+   * owner's FIFO (default 128 deep, at most 2 s), and only past that is it refused. Default 8 per
    * owner; `false` turns it off.
    */
   readonly inFlight?: InFlightOptions | false;
   /**
    * The node's admission control, which every limited request meets, with or without a subject:
-   * at most 64 served at once, up to 1 024 waiting (round-robin across authenticated owners) for
+   * at most 16 served at once (about the store pool's 10 connections), up to 1 024 waiting (round-robin across authenticated owners) for
    * at most 2 s; past either HTTP 503 with `Retry-After`. `false` turns it off.
    */
   readonly admission?: AdmissionOptions | false;

@@ -6,7 +6,9 @@ import type { ReleaseSlot } from './listen-stream-caps.js';
 export interface AdmissionOptions {
   /**
    * Requests this node serves at once; more wait in the queue. Each needs the store, so this is
-   * about what its connection pool serves without a queue of its own growing. Default 64.
+   * about what its connection pool serves (10 connections by default) without a queue of its own
+   * growing: past it requests would wait in the pool's FIFO, where no owner is told from another.
+   * Default 16.
    */
   readonly maxConcurrent?: number;
   /** Requests waiting for admission at once, all callers together; past it the node answers 503. Default 1 024. */
@@ -17,7 +19,7 @@ export interface AdmissionOptions {
   readonly now?: () => number;
 }
 
-export const DEFAULT_ADMISSION = { maxConcurrent: 64, maxQueue: 1_024, maxWaitMs: 2_000 } as const;
+export const DEFAULT_ADMISSION = { maxConcurrent: 16, maxQueue: 1_024, maxWaitMs: 2_000 } as const;
 
 interface Waiter {
   readonly key: string;

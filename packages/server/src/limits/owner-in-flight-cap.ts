@@ -11,11 +11,11 @@ export interface InFlightOptions {
    * default quota (100) together sends.
    */
   readonly maxQueuedPerOwner?: number;
-  /** Longest a request waits for one of its owner's slots; past it it is refused. Default 1 000 ms. */
+  /** Longest a request waits for one of its owner's slots; past it it is refused. Default 2 000 ms, the node admission's own wait: a slow node does not refuse an owner sooner than it would shed. */
   readonly maxWaitMs?: number;
 }
 
-export const DEFAULT_IN_FLIGHT = { maxPerOwner: 8, maxQueuedPerOwner: 128, maxWaitMs: 1_000 } as const;
+export const DEFAULT_IN_FLIGHT = { maxPerOwner: 8, maxQueuedPerOwner: 128, maxWaitMs: 2_000 } as const;
 
 interface OwnerSlots {
   running: number;

@@ -38,7 +38,9 @@ export class ToolRunLimits {
     this.#creates = rateLimited
       ? new OwnerRateLimiter({ requestsPerSecond: options.createsPerSecond ?? DEFAULT_TOOL_RUNS.createsPerSecond, burst: options.createBurst ?? DEFAULT_TOOL_RUNS.createBurst })
       : undefined;
-    this.#perOwner = new OwnerInFlightCap({ maxPerOwner: options.maxPerOwner ?? DEFAULT_TOOL_RUNS.maxPerOwner, maxQueuedPerOwner: options.maxPerOwner ?? DEFAULT_TOOL_RUNS.maxPerOwner }, 'toolRuns.maxPerOwner');
+    const maxPerOwner = options.maxPerOwner ?? DEFAULT_TOOL_RUNS.maxPerOwner;
+    // A call waits at most a second for a slot: an inline run holds its slot for the whole run.
+    this.#perOwner = new OwnerInFlightCap({ maxPerOwner, maxQueuedPerOwner: maxPerOwner, maxWaitMs: 1_000 }, 'toolRuns.maxPerOwner');
     const maxPerNode = options.maxPerNode ?? DEFAULT_TOOL_RUNS.maxPerNode;
     if (!Number.isSafeInteger(maxPerNode) || maxPerNode < 1) throw new Error(`toolRuns.maxPerNode must be a positive integer, got ${maxPerNode}`);
     this.maxPerNode = maxPerNode;
