@@ -121,14 +121,17 @@ describe('a demo node with a per-owner in-flight cap', () => {
         assert.match(refused.error!.message, /in flight.*at most 3 \(inFlight\.maxPerOwner\)/);
       }
 
-      // A listen counts against the same share (it is served on another path than tasks/get).
+      // A listen counts against the same share (it is served on another path than tasks/get), and
+      // does not wait for it: it is refused at once, well before a queued request's 2 s.
       const listen = { notifications: { taskIds: [UNKNOWN_ID] } };
+      const listenSent = performance.now();
       const raw = await within(
         fetch(node.url, { method: 'POST', headers: { ...requestHeaders('subscriptions/listen', listen), authorization: 'Bearer mallory' }, body: requestBody('subscriptions/listen', listen, true) }),
         20_000,
         'a listen past the cap',
       );
       assert.equal(raw.status, 429);
+      assert.ok(performance.now() - listenSent < 1_500, `the listen is refused without waiting (${(performance.now() - listenSent).toFixed(0)} ms)`);
       assert.equal(raw.headers.get('retry-after'), '1');
       assert.deepEqual(((await raw.json()) as any).error?.data, { limit: 'inFlight.maxPerOwner', max: CAP });
 

@@ -35,7 +35,7 @@ export function limitRefusalServer(options: LimitRefusalServerOptions): (request
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
     const key = ownerKey(owner);
-    const refusal = limits.refusal({ ownerKey: key, authenticated: request.authInfo !== undefined, taskId: limited.taskId });
+    const refusal = limits.refusal({ ownerKey: key, authenticated: request.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' });
     return refusal ? heldLimitRefusal(refusalHold, key, request, limited.id, refusal) : undefined;
   };
 }

@@ -47,16 +47,17 @@ export class OwnerInFlightCap {
 
   /**
    * A slot of `ownerKey`'s share: at once when one is free, otherwise when one of its requests is
-   * answered; rejects with {@link InFlightLimitError} when its queue is full or the wait is over.
+   * answered; rejects with {@link InFlightLimitError} when its queue is full or the wait is over,
+   * or at once when its share is full and `queue` is false.
    */
-  enter(ownerKey: string): ReleaseSlot | Promise<ReleaseSlot> {
+  enter(ownerKey: string, queue = true): ReleaseSlot | Promise<ReleaseSlot> {
     let slots = this.#byOwner.get(ownerKey);
     if (!slots) this.#byOwner.set(ownerKey, (slots = { running: 0, waiting: [] }));
     if (slots.running < this.maxPerOwner) {
       slots.running += 1;
       return this.#releaser(ownerKey, slots);
     }
-    if (slots.waiting.length >= this.maxQueuedPerOwner) return Promise.reject(this.refusal());
+    if (!queue || slots.waiting.length >= this.maxQueuedPerOwner) return Promise.reject(this.refusal());
     const owner = slots;
     return new Promise<ReleaseSlot>((resolve, reject) => {
       const waiter = {
@@ -94,10 +95,10 @@ export class OwnerInFlightCap {
     };
   }
 
-  /** Whether a request of `ownerKey` arriving now would be refused at once (its share and its queue are full). */
-  refuses(ownerKey: string): boolean {
+  /** Whether a request of `ownerKey` arriving now would be refused at once (its share and its queue are full; its share alone when it may not `queue`). */
+  refuses(ownerKey: string, queue = true): boolean {
     const slots = this.#byOwner.get(ownerKey);
-    return slots !== undefined && slots.running >= this.maxPerOwner && slots.waiting.length >= this.maxQueuedPerOwner;
+    return slots !== undefined && slots.running >= this.maxPerOwner && (!queue || slots.waiting.length >= this.maxQueuedPerOwner);
   }
 
   /** Requests of `ownerKey` under way (not counting those waiting). */

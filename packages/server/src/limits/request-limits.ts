@@ -33,6 +33,13 @@ export interface LimitedCall {
   readonly authenticated: boolean;
   /** The task the request names, if one: an owner's rate follows the tasks it polls. */
   readonly taskId?: string | undefined;
+  /**
+   * Whether the request may wait for its owner's share (default true). A `subscriptions/listen`
+   * may not: a client that behaves opens a stream, not nine at once, and a flood of listens that
+   * waited instead of being refused (and its refusals held) would keep the owner's whole share
+   * busy with the most expensive request there is.
+   */
+  readonly queue?: boolean | undefined;
 }
 
 const NOTHING: ReleaseSlot = () => {};
@@ -80,7 +87,7 @@ export class RequestLimits {
       const retryAfterMs = this.rateLimiter.take(call.ownerKey, this.#budget.rate(call.ownerKey, call.taskId));
       if (retryAfterMs > 0) throw new RateLimitedError(retryAfterMs);
     }
-    const owner = call.authenticated && this.inFlight ? this.inFlight.enter(call.ownerKey) : NOTHING;
+    const owner = call.authenticated && this.inFlight ? this.inFlight.enter(call.ownerKey, call.queue ?? true) : NOTHING;
     if (!this.admission) return owner;
     const admission = this.admission;
     const key = call.authenticated ? call.ownerKey : '';
@@ -125,7 +132,7 @@ export class RequestLimits {
   refusal(call: LimitedCall): JsonRpcError | undefined {
     const rate = call.authenticated && this.rateLimiter ? this.#budget.rate(call.ownerKey, call.taskId) : 0;
     const rateRefuses = call.authenticated && this.rateLimiter !== undefined && this.rateLimiter.retryAfter(call.ownerKey, rate) > 0;
-    const ownerRefuses = call.authenticated && this.inFlight !== undefined && this.inFlight.refuses(call.ownerKey);
+    const ownerRefuses = call.authenticated && this.inFlight !== undefined && this.inFlight.refuses(call.ownerKey, call.queue ?? true);
     const nodeRefuses = this.admission !== undefined && this.admission.full;
     if (!rateRefuses && !ownerRefuses && !nodeRefuses) return undefined;
     const retryAfterMs = call.authenticated && this.rateLimiter ? this.rateLimiter.take(call.ownerKey, rate) : 0;

@@ -121,7 +121,8 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       const owner = await ownerOnce();
       if (owner) {
         const key = ownerKey(owner);
-        const admitted = await options.limits.admit({ ownerKey: key, authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId }, limited.kind);
+        const call = { ownerKey: key, authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
+        const admitted = await options.limits.admit(call, limited.kind);
         if (typeof admitted !== 'function') return refused(request, key, limited.id, admitted);
         leave = admitted;
       }
