@@ -26,6 +26,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   8: 'The request path beside its ceiling: one node and a bare server',
   9: 'Durable work: claim latency, journaled steps, the claim path',
   10: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
+  12: 'Fair share: no client that behaves is refused',
 };
 
 export function renderReport(report: Report): string {
@@ -64,7 +65,7 @@ export function renderReport(report: Report): string {
   for (const [number, message] of report.failures) lines.push(`| ${number} | (scenario failed) | | | | **no** |`), void message;
   lines.push('');
 
-  for (let number = 1; number <= Object.keys(SCENARIO_TITLES).length; number += 1) {
+  for (const number of Object.keys(SCENARIO_TITLES).map(Number).sort((a, b) => a - b)) {
     const scenario = report.scenarios.find((s) => s.number === number);
     lines.push(`## ${number}. ${scenario?.title ?? SCENARIO_TITLES[number]}`, '');
     const failure = report.failures.get(number);

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { renderReport } from './report.js';
 import { runDelivery } from './scenarios/delivery.js';
 import { runDurableWork } from './scenarios/durable-work.js';
+import { runFairShare } from './scenarios/fair-share.js';
 import { runHostileListens } from './scenarios/hostile-listens.js';
 import { runHttpEndToEnd } from './scenarios/http-end-to-end.js';
 import { runMemory } from './scenarios/memory.js';
@@ -44,6 +45,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [8], run: runRequestPath },
   { numbers: [9], run: runDurableWork },
   { numbers: [10], run: runHostileListens },
+  { numbers: [12], run: runFairShare },
 ];
 
 const started = performance.now();

@@ -34,6 +34,7 @@ test('npm run bench -- --quick writes a document with every scenario section', {
       assert.doesNotMatch(body, /scenario failed|Not run/, `section ${section} ran`);
       assert.match(body, /\| Metric \| Median \|/, `section ${section} has figures`);
     }
+    assert.match(document, /^## 12\. Fair share/m, 'the fair-share scenario ran');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

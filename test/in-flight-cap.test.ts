@@ -1,6 +1,6 @@
 // One owner's requests under way on a node are capped (inFlight.maxPerOwner): past the cap its
-// task operations are refused at once with -32000 and HTTP 429, while another owner's request on
-// the same node is still taken. Against a demo node process whose PostgreSQL answers are held
+// task operations wait briefly in the owner's queue, then are refused with -32000 and HTTP 429,
+// while another owner's request on the same node is still taken. Against a demo node process whose PostgreSQL answers are held
 // back, so the owner's requests stay in flight for as long as the test needs.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -18,36 +18,47 @@ import { startTcpProxy, throughProxy, type TcpProxy } from './support/tcp-proxy.
 import { within } from './support/within.js';
 
 describe('the per-owner in-flight cap', () => {
-  it('refuses an owner\'s request past its cap naming the cap, and takes it again once one is answered', () => {
-    const cap = new OwnerInFlightCap({ maxPerOwner: 2 });
-    const first = cap.enter('mallory');
+  it("queues an owner's request past its cap, refuses it past the queue naming the cap, and hands a slot given back to the next in line", async () => {
+    const cap = new OwnerInFlightCap({ maxPerOwner: 2, maxQueuedPerOwner: 1, maxWaitMs: 5_000 });
+    const first = cap.enter('mallory') as () => void;
     cap.enter('mallory');
-    assert.throws(
-      () => cap.enter('mallory'),
+    const queued = cap.enter('mallory');
+    assert.ok(queued instanceof Promise, 'the third waits');
+    await assert.rejects(
+      Promise.resolve(cap.enter('mallory')),
       (error: unknown) => error instanceof InFlightLimitError && error.code === -32000 && error.max === 2 && /at most 2 \(inFlight\.maxPerOwner\)/.test(error.message),
     );
     first();
     first();
-    assert.equal(cap.inFlight('mallory'), 1, 'a slot given back twice is given back once');
-    cap.enter('mallory');
-    assert.throws(() => cap.enter('mallory'), InFlightLimitError);
+    const third = await within(queued, 1_000, 'the queued request gets the slot given back');
+    assert.equal(cap.inFlight('mallory'), 2, 'a slot given back twice is given back once, and passed on');
+    third();
+    assert.equal(cap.inFlight('mallory'), 1);
   });
 
-  it('counts each owner on its own, so a full owner leaves every other owner its whole share', () => {
-    const cap = new OwnerInFlightCap({ maxPerOwner: 2 });
-    const mallory = [cap.enter('mallory'), cap.enter('mallory')];
-    assert.throws(() => cap.enter('mallory'), InFlightLimitError);
-    cap.enter('alice');
-    cap.enter('alice');
-    assert.throws(() => cap.enter('alice'), InFlightLimitError);
+  it('refuses a queued request once it waited maxWaitMs', async () => {
+    const cap = new OwnerInFlightCap({ maxPerOwner: 1, maxQueuedPerOwner: 4, maxWaitMs: 30 });
+    cap.enter('mallory');
+    const started = Date.now();
+    await assert.rejects(Promise.resolve(cap.enter('mallory')), InFlightLimitError);
+    assert.ok(Date.now() - started >= 25, 'it waited first');
+  });
+
+  it('counts each owner on its own, so a full owner leaves every other owner its whole share', async () => {
+    const cap = new OwnerInFlightCap({ maxPerOwner: 2, maxQueuedPerOwner: 0 });
+    const mallory = [cap.enter('mallory'), cap.enter('mallory')] as Array<() => void>;
+    await assert.rejects(Promise.resolve(cap.enter('mallory')), InFlightLimitError);
+    assert.equal(typeof cap.enter('alice'), 'function', "another owner's request is taken at once");
+    assert.equal(typeof cap.enter('alice'), 'function');
     for (const release of mallory) release();
     assert.equal(cap.inFlight('mallory'), 0);
     assert.equal(cap.owners, 1, 'an owner with nothing in flight holds no entry');
   });
 
-  it('defaults to 8 per owner and refuses a cap that is not a positive integer', () => {
-    assert.equal(new OwnerInFlightCap().maxPerOwner, 8);
-    for (const maxPerOwner of [0, -1, 1.5, Number.NaN]) assert.throws(() => new OwnerInFlightCap({ maxPerOwner }), /inFlight\.maxPerOwner must be a positive integer/);
+  it('defaults to 8 per owner, 128 queued for at most 2 s, and refuses a cap that is not a positive integer', () => {
+    const cap = new OwnerInFlightCap();
+    assert.deepEqual([cap.maxPerOwner, cap.maxQueuedPerOwner, cap.maxWaitMs], [8, 128, 2_000]);
+    for (const maxPerOwner of [0, -1, 1.5, Number.NaN]) assert.throws(() => new OwnerInFlightCap({ maxPerOwner }), /inFlight\.maxPerOwner must be an integer of at least 1/);
     assert.throws(() => new McpTasks({ inFlight: { maxPerOwner: 0 } }), /inFlight\.maxPerOwner/);
   });
 
@@ -90,7 +101,7 @@ describe('a demo node with a per-owner in-flight cap', () => {
     await db?.drop();
   });
 
-  it('answers an owner\'s requests past its cap with 429 and -32000 at once, while another owner\'s request is taken', { timeout: 120_000 }, async () => {
+  it('answers an owner\'s requests past its cap with 429 and -32000 once their wait is over, while another owner\'s request is taken', { timeout: 120_000 }, async () => {
     // A first read, so the node's pool has its connections before the answers are held back.
     assert.equal((await within(authRpc(node.url, 'mallory', 'tasks/get', { taskId: UNKNOWN_ID }), 20_000, 'a first tasks/get')).error?.code, -32602);
     proxy.hold();
@@ -99,7 +110,7 @@ describe('a demo node with a per-owner in-flight cap', () => {
       const mallory = Array.from({ length: CAP + 3 }, () => authRpc(node.url, 'mallory', 'tasks/get', { taskId: UNKNOWN_ID }));
       const settled: AuthReply[] = [];
       for (const reply of mallory) void reply.then((r) => settled.push(r), () => {});
-      // The requests past the cap are answered while the others still wait on the database.
+      // The requests past the cap are answered (after their wait in the queue) while the others still wait on the database.
       const start = Date.now();
       while (settled.length < 3 && Date.now() - start < 20_000) await new Promise((resolve) => setTimeout(resolve, 25));
       assert.equal(settled.length, 3, `requests past the cap are refused while the database holds the others: ${JSON.stringify(settled.map((r) => r.body))}`);
@@ -110,14 +121,17 @@ describe('a demo node with a per-owner in-flight cap', () => {
         assert.match(refused.error!.message, /in flight.*at most 3 \(inFlight\.maxPerOwner\)/);
       }
 
-      // A listen counts against the same share (it is served on another path than tasks/get).
+      // A listen counts against the same share (it is served on another path than tasks/get), and
+      // does not wait for it: it is refused at once, well before a queued request's 2 s.
       const listen = { notifications: { taskIds: [UNKNOWN_ID] } };
+      const listenSent = performance.now();
       const raw = await within(
         fetch(node.url, { method: 'POST', headers: { ...requestHeaders('subscriptions/listen', listen), authorization: 'Bearer mallory' }, body: requestBody('subscriptions/listen', listen, true) }),
         20_000,
         'a listen past the cap',
       );
       assert.equal(raw.status, 429);
+      assert.ok(performance.now() - listenSent < 1_500, `the listen is refused without waiting (${(performance.now() - listenSent).toFixed(0)} ms)`);
       assert.equal(raw.headers.get('retry-after'), '1');
       assert.deepEqual(((await raw.json()) as any).error?.data, { limit: 'inFlight.maxPerOwner', max: CAP });
 

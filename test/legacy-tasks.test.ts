@@ -209,16 +209,22 @@ describe('2025-11-25 tasks on one node', () => {
 });
 
 describe('2025-11-25 tasks and the per-owner rate limit', () => {
-  it('2025-11-25 tasks/* requests count against the rate limit (HTTP 429 beyond the burst)', async () => {
+  it("2025-11-25 tasks/* requests of an authenticated owner count against its rate limit (HTTP 429 beyond the burst); without a subject there is no owner's rate", async () => {
     const tasks = new McpTasks({ rateLimit: { requestsPerSecond: 1, burst: 3 } });
     const handler = tasks.handler({ name: 'limited', version: '1.0.0', tools: taskTools });
+    const authInfo = { token: 't', clientId: 'app', scopes: [], extra: { sub: 'limited-owner' } };
+    const authed = await serveOnLoopback({ fetch: (request, options) => handler.fetch(request, { ...options, authInfo }) });
     const { http, url } = await serveOnLoopback(handler);
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i += 1) statuses.push((await legacyRpc(url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).status);
+      for (let i = 0; i < 5; i += 1) statuses.push((await legacyRpc(authed.url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).status);
       assert.deepEqual(statuses.slice(0, 3), [200, 200, 200]);
       assert.ok(statuses.slice(3).includes(429), JSON.stringify(statuses));
+      const open: number[] = [];
+      for (let i = 0; i < 8; i += 1) open.push((await legacyRpc(url, 'tasks/get', { taskId: 'AAAAAAAAAAAAAAAAAAAAAAAA' })).status);
+      assert.deepEqual(open, Array(8).fill(200));
     } finally {
+      await closeLoopback(authed.http);
       await closeLoopback(http);
       await handler.close();
       await tasks.close();
@@ -276,7 +282,7 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
   let close: () => Promise<void>;
   let url: string;
   before(async () => {
-    tasks = new McpTasks({ serverName: 'pieces', pollIntervalMs: 50, maxPerPrincipal: 2, listenStreams: { maxPerOwner: 2, maxPerNode: 10 } });
+    tasks = new McpTasks({ serverName: 'pieces', pollIntervalMs: 50, maxPerPrincipal: 2, listenStreams: { maxPerOwner: 2, maxPerNode: 10 }, resultStreams: { maxPerOwner: 1, maxPerNode: 2 } });
     legacy = tasks.legacyTasks(
       createMcpHandler((context) => {
         const server = new McpServer({ name: 'pieces', version: '1.0.0' });
@@ -392,7 +398,7 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
     await legacyRpc(url, 'tasks/cancel', { taskId });
   });
 
-  it('open tasks/result streams count against the listen stream caps: beyond them HTTP 429, a slot comes back when a stream ends', async () => {
+  it("open tasks/result streams count against their own stream caps: past the node's (no subject here, so no owner's) HTTP 503, a slot comes back when a stream ends", async () => {
     const taskId = await taskOf('waiter');
     await until(taskId, 'input_required');
     const open = (signal: AbortSignal) =>
@@ -408,8 +414,12 @@ describe('2025-11-25 tasks from the pieces behind tasks.handler', () => {
       assert.equal((await open(first.signal)).status, 200);
       assert.equal((await open(second.signal)).status, 200);
       const refused = await open(AbortSignal.timeout(10_000));
-      assert.equal(refused.status, 429);
-      assert.equal(((await refused.json()) as { error: { code: number } }).error.code, -32000);
+      assert.equal(refused.status, 503);
+      assert.deepEqual(((await refused.json()) as { error: { code: number; data: unknown } }).error, {
+        code: -32000,
+        message: 'Too many open tasks/result streams on this node: at most 2 (resultStreams.maxPerNode); close one or retry later',
+        data: { limit: 'resultStreams.maxPerNode', max: 2 },
+      });
       first.abort();
       for (let i = 0; i < 200 && legacy.openStreams > 1; i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
       const third = new AbortController();

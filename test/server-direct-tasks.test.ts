@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { ownerKey, type TaskOwner } from '@mcp-tasks/core';
-import { defaultOwnerResolver, defineTool, McpTasks, OwnerInFlightCap, OwnerRateLimiter, withTaskListen, type McpTasksHandler } from '@mcp-tasks/server';
+import { defaultOwnerResolver, defineTool, McpTasks, RequestLimits, withTaskListen, type McpTasksHandler } from '@mcp-tasks/server';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -520,13 +520,21 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     const serverName = 'direct-test';
     const resolveOwner = defaultOwnerResolver();
     const bob = ownerKey(resolveOwner({ authInfo: BOB, serverName }) as TaskOwner);
-    const limitsOf = () => ({ rateLimiter: new OwnerRateLimiter({ requestsPerSecond: 0.01, burst: 2 }), inFlight: new OwnerInFlightCap({ maxPerOwner: 1 }) });
+    const limitsOf = () =>
+      new RequestLimits({
+        rateLimit: { requestsPerSecond: 0.01, burst: 2 },
+        inFlight: { maxPerOwner: 1, maxQueuedPerOwner: 0 },
+        admission: false,
+        toolRuns: false,
+        pollIntervalMs: 1_000,
+        maxTasksPerOwner: 100,
+      });
     const [directLimits, edgeLimits] = [limitsOf(), limitsOf()];
-    const refusals = limitRefusalServer({ resolveOwner, serverName, ...directLimits });
-    const edge = withTaskListen(sdk, { runtime: tasks.runtime, ownerOf: async (authInfo, request) => resolveOwner({ authInfo, request, serverName }), ...edgeLimits });
-    // One request of Bob's under way on each.
-    const leaveDirect = directLimits.inFlight.enter(bob);
-    const leaveEdge = edgeLimits.inFlight.enter(bob);
+    const refusals = limitRefusalServer({ resolveOwner, serverName, limits: directLimits });
+    const edge = withTaskListen(sdk, { runtime: tasks.runtime, ownerOf: async (authInfo, request) => resolveOwner({ authInfo, request, serverName }), limits: edgeLimits });
+    // One request of Bob's under way on each (a free slot is given at once).
+    const leaveDirect = directLimits.inFlight!.enter(bob) as () => void;
+    const leaveEdge = edgeLimits.inFlight!.enter(bob) as () => void;
     const ask: Ask = { method: 'subscriptions/listen', params: { notifications: { taskIds: ['AAAAAAAAAAAAAAAAAAAAAAAA'] } }, auth: BOB };
     const { request, body } = build(ask);
     const served = await refusals({ method: 'POST', header: (name) => request.headers.get(name) ?? undefined, body, authInfo: BOB, toRequest: () => request });
@@ -540,8 +548,8 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
     leaveEdge();
     // Each refusal took one of the two tokens, as the edge's does: one is left on each.
     for (const { rateLimiter } of [directLimits, edgeLimits]) {
-      assert.equal(rateLimiter.take(bob), 0);
-      assert.ok(rateLimiter.take(bob) > 0);
+      assert.equal(rateLimiter!.take(bob), 0);
+      assert.ok(rateLimiter!.take(bob) > 0);
     }
   });
 });

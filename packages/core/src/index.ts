@@ -15,6 +15,7 @@ export { InputNotSupportedError } from './errors/input-not-supported-error.js';
 export { RateLimitedError } from './errors/rate-limited-error.js';
 export { LimitReachedError } from './errors/limit-reached-error.js';
 export { InFlightLimitError } from './errors/in-flight-limit-error.js';
+export { NodeSaturatedError } from './errors/node-saturated-error.js';
 
 export {
   TASK_STATUSES,

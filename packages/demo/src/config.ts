@@ -1,7 +1,8 @@
-import type { InFlightOptions, OriginPolicy, RateLimitOptions, RefusalHoldOptions } from '@mcp-tasks/server';
+import type { AdmissionOptions, InFlightOptions, OriginPolicy, RateLimitOptions, RefusalHoldOptions } from '@mcp-tasks/server';
 import { authFromEnv, type DemoAuthConfig } from './auth/auth-config.js';
 import { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
 import { originPolicyFromEnv } from './http/origin-policy-env.js';
+import { admissionFromEnv } from './limits/admission-env.js';
 import { inFlightFromEnv } from './limits/in-flight-env.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 import { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
@@ -35,6 +36,8 @@ export interface DemoConfig {
   readonly rateLimit?: RateLimitOptions | false | undefined;
   /** Per-owner cap on task operations under way at once (`MCP_TASKS_MAX_IN_FLIGHT`: a positive integer or `off`); absent: the library's default. */
   readonly inFlight?: InFlightOptions | false | undefined;
+  /** The node's admission control (`MCP_TASKS_ADMISSION`: `maxConcurrent[,maxQueue[,maxWaitMs]]` or `off`); absent: the library's default. */
+  readonly admission?: AdmissionOptions | false | undefined;
   /** How long a refusal of those limits past an owner's prompt share is held (`MCP_TASKS_REFUSAL_HOLD_MS`: milliseconds or `off`); absent: the library's default. */
   readonly refusalHold?: RefusalHoldOptions | false | undefined;
   /** The operator console at `/console` (`MCP_TASKS_CONSOLE_TOKEN`; needs `DATABASE_URL`); absent: off. */
@@ -78,6 +81,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     metricsToken: env['MCP_TASKS_METRICS_TOKEN'] || undefined,
     rateLimit: rateLimitFromEnv(env['MCP_TASKS_RATE_LIMIT']),
     inFlight: inFlightFromEnv(env['MCP_TASKS_MAX_IN_FLIGHT']),
+    admission: admissionFromEnv(env['MCP_TASKS_ADMISSION']),
     refusalHold: refusalHoldFromEnv(env['MCP_TASKS_REFUSAL_HOLD_MS']),
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),

@@ -79,6 +79,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.abortGraceMs === undefined ? {} : { abortGraceMs: config.abortGraceMs }),
     ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
     ...(config.inFlight === undefined ? {} : { inFlight: config.inFlight }),
+    ...(config.admission === undefined ? {} : { admission: config.admission }),
     ...(config.refusalHold === undefined ? {} : { refusalHold: config.refusalHold }),
   });
   // Claim queued and released tasks from the start, before any request reaches this node. That

@@ -42,6 +42,9 @@ export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './lim
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 export { RefusalHold, DEFAULT_REFUSAL_HOLD, type RefusalHoldOptions } from './limits/refusal-hold.js';
 export { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
+export { NodeAdmission, DEFAULT_ADMISSION, type AdmissionOptions } from './limits/node-admission.js';
+export { ToolRunLimits, DEFAULT_TOOL_RUNS, type ToolRunOptions } from './limits/tool-run-limits.js';
+export { RequestLimits, type LimitedCall } from './limits/request-limits.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
 export { UpstreamCapacityError, type UpstreamCapacityOptions } from './proxy/upstream-share.js';
 export type { UpstreamRateOptions } from './proxy/upstream-pacer.js';

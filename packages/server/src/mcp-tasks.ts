@@ -27,8 +27,11 @@ import { refuseRequestBody } from './handlers/check-request-body.js';
 import { forbiddenBody, foreignRequest, originPolicyOf } from './handlers/request-origin.js';
 import { withOriginChecks } from './handlers/with-origin-checks.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
-import { OwnerInFlightCap, type InFlightOptions } from './limits/owner-in-flight-cap.js';
-import { OwnerRateLimiter, type RateLimitOptions } from './limits/owner-rate-limiter.js';
+import type { AdmissionOptions } from './limits/node-admission.js';
+import type { InFlightOptions } from './limits/owner-in-flight-cap.js';
+import type { RateLimitOptions } from './limits/owner-rate-limiter.js';
+import { RequestLimits } from './limits/request-limits.js';
+import type { ToolRunOptions } from './limits/tool-run-limits.js';
 import { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
@@ -71,18 +74,41 @@ export interface McpTasksOptions extends Omit<TaskRuntimeOptions, 'store' | 'cla
   /** Largest serialised `arguments` of a task tool call, in bytes. Default 1 MiB. */
   readonly maxArgumentBytes?: number;
   /**
-   * Per-owner token bucket on `tasks/*` and `subscriptions/listen` of the handlers {@link McpTasks.listen}
-   * returns, per node. Default 50 requests/s, burst 200; `false` turns it off.
+   * Per-owner token bucket on `tasks/*`, `subscriptions/listen` and POSTed answers of the handlers
+   * {@link McpTasks.listen} returns, per node, for requests with an authenticated subject (auth
+   * info; without one every caller is one owner, and the node's `admission` protects it instead).
+   * Default 50 requests/s, burst 200, raised for an owner that polls many tasks: two reads per task
+   * per `pollIntervalMs` for each task it polled lately (at most the quota's worth). `false` turns
+   * off every per-owner rate, that of task tool calls (`toolRuns.createsPerSecond`) included.
    */
   readonly rateLimit?: RateLimitOptions | false;
   /**
    * Per-owner cap on the same requests under way at once on this node (a listen until its
-   * acknowledgement): past it they are refused, before the SDK, until one is answered. Default 8
-   * per owner; `false` turns it off.
+   * acknowledgement), for requests with an authenticated subject: past it a request waits in its
+   * owner's FIFO (default 128 deep, at most 2 s), and only past that is it refused. Default 8 per
+   * owner; `false` turns it off.
    */
   readonly inFlight?: InFlightOptions | false;
-  /** Caps on open task listen streams of this node's handlers. Default 16 per owner, 1 000 per node; `false` turns them off. */
+  /**
+   * The node's admission control, which every limited request meets, with or without a subject:
+   * at most 16 served at once (about the store pool's 10 connections), up to 1 024 waiting (round-robin across authenticated owners) for
+   * at most 2 s; past either HTTP 503 with `Retry-After`. `false` turns it off.
+   */
+  readonly admission?: AdmissionOptions | false;
+  /**
+   * Limits of `tools/call` of task tools (a task created, or a run held open inline): an
+   * authenticated owner's rate (10/s, burst 100) and share (16 under way, then a brief queue), and
+   * 256 under way on the node (HTTP 503 past it). `false` turns them off.
+   */
+  readonly toolRuns?: ToolRunOptions | false;
+  /** Caps on open task listen streams of this node's handlers. Default 16 per authenticated owner, 1 000 per node; `false` turns them off. */
   readonly listenStreams?: ListenStreamCapOptions | false;
+  /**
+   * Caps on open 2025-11-25 `tasks/result` streams, apart from the listens' (so listens held open
+   * never take a 2025-11-25 client's way to its result). Default 16 per authenticated owner,
+   * 1 000 per node; `false` turns them off.
+   */
+  readonly resultStreams?: ListenStreamCapOptions | false;
   /**
    * Paces the refusals of these limits: past a prompt share per owner (10 a second, burst 20), a
    * refused request is answered after about a second, so a caller that retries at once sends
@@ -189,9 +215,9 @@ export class McpTasks {
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
   readonly #claimed = new Set<string>();
-  readonly #rateLimiter: OwnerRateLimiter | undefined;
-  readonly #inFlight: OwnerInFlightCap | undefined;
+  readonly #limits: RequestLimits;
   readonly #streamCaps: ListenStreamCaps | undefined;
+  readonly #resultStreamCaps: ListenStreamCaps | undefined;
   readonly #refusalHold: RefusalHold;
   readonly #mistakes: ClientMistakeLog;
   readonly #listTasks: ListTasksPolicy;
@@ -203,16 +229,25 @@ export class McpTasks {
 
   constructor(options: McpTasksOptions = {}) {
     assertSdkSeams();
-    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, listenStreams, refusalHold, listTasks, clientMistakes, ...runtimeOptions } = options;
+    const { store, tasks, resolveOwner, hostScope, serverName, classifyError, maxArgumentBytes, rateLimit, inFlight, admission, toolRuns, listenStreams, resultStreams, refusalHold, listTasks, clientMistakes, ...runtimeOptions } =
+      options;
     this.#mistakes = new ClientMistakeLog(runtimeOptions.telemetry?.meterProvider, clientMistakes);
     this.#listTasks = listTasks ?? 'authorized';
-    this.#rateLimiter = rateLimit === false ? undefined : new OwnerRateLimiter(rateLimit);
-    this.#inFlight = inFlight === false ? undefined : new OwnerInFlightCap(inFlight);
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
+    this.#resultStreamCaps = resultStreams === false ? undefined : new ListenStreamCaps(resultStreams, 'resultStreams', 'open tasks/result streams');
     this.#refusalHold = new RefusalHold(refusalHold, new LimitRefusalCounter(runtimeOptions.telemetry?.meterProvider));
     this.#node = options.node;
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
+    this.#limits = new RequestLimits({
+      rateLimit,
+      inFlight,
+      admission,
+      toolRuns,
+      pollIntervalMs: this.runtime.pollIntervalMs,
+      maxTasksPerOwner: this.runtime.maxPerPrincipal,
+      meterProvider: runtimeOptions.telemetry?.meterProvider,
+    });
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
     this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
@@ -277,8 +312,7 @@ export class McpTasks {
           serverName: name,
           serverInfo: { name, version },
           tracer: this.#tracer,
-          rateLimiter: this.#rateLimiter,
-          inFlight: this.#inFlight,
+          limits: this.#limits,
           refusalHold: this.#refusalHold,
           onerror,
           ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
@@ -295,11 +329,13 @@ export class McpTasks {
             tracer: this.#tracer,
             tools: prepared.byName,
             maxArgumentBytes: this.#maxArgumentBytes,
+            limits: this.#limits,
+            refusalHold: this.#refusalHold,
           })
         : undefined;
     // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
     const serveRefusals = direct
-      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, rateLimiter: this.#rateLimiter, inFlight: this.#inFlight, refusalHold: this.#refusalHold })
+      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, limits: this.#limits, refusalHold: this.#refusalHold })
       : undefined;
     // A body the checks refuse (a batch, one nested too deep, an id that is none) is fetch's to answer, before any of these reads it.
     const serve: DirectServe = async (request) =>
@@ -349,7 +385,7 @@ export class McpTasks {
       listTasks: this.#listTasks,
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
-      ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
+      ...(this.#resultStreamCaps ? { streamCaps: this.#resultStreamCaps } : {}),
       refusalHold: this.#refusalHold,
       tracer: this.#tracer,
       cancelled: (ref) => {
@@ -475,8 +511,9 @@ export class McpTasks {
       ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
-      ...(this.#rateLimiter ? { rateLimiter: this.#rateLimiter } : {}),
-      ...(this.#inFlight ? { inFlight: this.#inFlight } : {}),
+      limits: this.#limits,
+      // Tools this instance runs as tasks: their calls meet the limits of task tool calls.
+      isTaskTool: (tool) => this.#claimed.has(tool),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
       refusalHold: this.#refusalHold,
     });
@@ -499,6 +536,7 @@ export class McpTasks {
   async close(): Promise<void> {
     for (const proxy of this.#proxies) proxy.stop();
     this.#refusalHold.stop();
+    this.#limits.stop();
     await Promise.all([...this.#listens].map((listen) => listen.endStreams()));
     for (const edge of this.#legacyEdges) edge.endStreams();
     await this.runtime.close();

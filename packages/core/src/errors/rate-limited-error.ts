@@ -7,10 +7,14 @@ import { JsonRpcError } from './json-rpc-error.js';
  */
 export class RateLimitedError extends JsonRpcError {
   readonly retryAfterMs: number;
+  /** The rate that refused: `rateLimit` (task operations), or `toolRuns.createsPerSecond` (task tool calls, named in `data`). */
+  readonly limit: string;
 
-  constructor(retryAfterMs: number) {
+  constructor(retryAfterMs: number, limit = 'rateLimit') {
     const wait = Math.max(1, Math.ceil(retryAfterMs));
-    super(ErrorCode.ServerError, `Too many requests: this owner's rate limit is reached; retry after ${wait} ms`, { retryAfterMs: wait });
+    const what = limit === 'rateLimit' ? "this owner's rate limit is reached" : `this owner's rate of task tool calls is reached (${limit})`;
+    super(ErrorCode.ServerError, `Too many requests: ${what}; retry after ${wait} ms`, limit === 'rateLimit' ? { retryAfterMs: wait } : { retryAfterMs: wait, limit });
     this.retryAfterMs = wait;
+    this.limit = limit;
   }
 }

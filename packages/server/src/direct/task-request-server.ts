@@ -1,4 +1,4 @@
-import { InFlightLimitError, ownerKey, RateLimitedError, type TaskRuntime } from '@mcp-tasks/core';
+import { ownerKey, type TaskRuntime } from '@mcp-tasks/core';
 import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { TaskReadMemo } from '../auth/task-read-memo.js';
@@ -10,9 +10,7 @@ import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
 import { heldLimitRefusal } from '../limits/limit-refusal.js';
 import type { RefusalHold } from '../limits/refusal-hold.js';
-import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
-import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
-import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
+import type { RequestLimits } from '../limits/request-limits.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { DirectRequest, DirectResponse } from './direct-exchange.js';
@@ -29,10 +27,9 @@ export interface TaskRequestServerOptions {
   /** Stamped on every result's `_meta`, as the SDK stamps its McpServer's identity. */
   readonly serverInfo: Implementation;
   readonly tracer: McpRequestTracer;
-  readonly rateLimiter?: OwnerRateLimiter | undefined;
-  /** The per-owner in-flight cap, the same one the SDK path's requests count against. */
-  readonly inFlight?: OwnerInFlightCap | undefined;
-  /** Paces the refusals of both, as on the SDK path. */
+  /** The limits, the same ones the SDK path's requests count against. */
+  readonly limits?: RequestLimits | undefined;
+  /** Paces their refusals, as on the SDK path. */
   readonly refusalHold?: RefusalHold | undefined;
   readonly onerror?: ((error: Error) => void) | undefined;
   /** Wraps `tasks/cancel`, as the SDK path's is wrapped (a proxied task is cancelled upstream too). */
@@ -54,7 +51,7 @@ const HANDLERS: Readonly<Record<FastTaskMethod, (deps: HandlerDeps) => TaskHandl
  * else, which the caller hands to the SDK path unchanged.
  */
 export function taskRequestServer(options: TaskRequestServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, rateLimiter, inFlight, refusalHold } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, limits, refusalHold } = options;
   const report = (error: unknown) => {
     try {
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -69,18 +66,11 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     const authInfo = request.authInfo;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
-    if (rateLimiter) {
-      const retryAfterMs = rateLimiter.take(ownerKey(owner));
-      if (retryAfterMs > 0) return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, new RateLimitedError(retryAfterMs));
-    }
-    let leave: ReleaseSlot = () => {};
-    if (inFlight) {
-      try {
-        leave = inFlight.enter(ownerKey(owner));
-      } catch (error) {
-        if (error instanceof InFlightLimitError) return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, error);
-        throw error;
-      }
+    let leave = () => {};
+    if (limits) {
+      const admitted = await limits.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined, taskId: fast.taskId });
+      if (typeof admitted !== 'function') return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, admitted);
+      leave = admitted;
     }
     try {
       const memo = new TaskReadMemo();

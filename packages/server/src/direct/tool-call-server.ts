@@ -1,10 +1,13 @@
-import { QuotaExceededError, RuntimeDrainingError, type TaskRuntime } from '@mcp-tasks/core';
+import { ownerKey, QuotaExceededError, RuntimeDrainingError, type TaskRuntime } from '@mcp-tasks/core';
 import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
 import { missingScopes } from '../auth/task-scopes.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import { startToolTask } from '../handlers/start-tool-task.js';
 import { checkArguments } from '../handlers/tool-arguments.js';
 import { EXTENSION_REVISION } from '../handlers/tools-call.js';
+import { heldLimitRefusal } from '../limits/limit-refusal.js';
+import type { RefusalHold } from '../limits/refusal-hold.js';
+import type { RequestLimits } from '../limits/request-limits.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { TaskTool } from '../tool/define-tool.js';
@@ -27,6 +30,10 @@ export interface ToolCallServerOptions {
   readonly tools: ReadonlyMap<string, TaskTool>;
   /** Largest serialised `arguments` a task accepts. */
   readonly maxArgumentBytes: number;
+  /** The limits of task tool calls, the same ones the SDK path's calls meet. */
+  readonly limits?: RequestLimits | undefined;
+  /** Paces their refusals, as on the SDK path. */
+  readonly refusalHold?: RefusalHold | undefined;
 }
 
 /** Returned by the traced start when the runtime takes no task now: the SDK path answers instead. */
@@ -42,10 +49,10 @@ const NO_TASK_NOW = Symbol('no task now');
  * inline, a required one is refused) return `undefined`, and the caller hands them to the SDK path.
  * Over quota that costs one more span (this path's, ended without a task) and one more refusal in
  * the quota metrics, since only the store's insert knows the owner is over it.
- * `tools/call` is not rate limited on either path (the owner limit counts `tasks/*` and listens).
+ * A call meets the limits of task tool calls ({@link RequestLimits.toolRuns}) on both paths.
  */
 export function toolCallServer(options: ToolCallServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes, limits, refusalHold } = options;
   return async (request) => {
     const call = readFastToolCall(request, tools);
     if (!call) return undefined;
@@ -58,6 +65,12 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
     if (!checked.ok) return undefined;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
+    let leave = () => {};
+    if (limits) {
+      const admitted = await limits.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined }, 'toolCall');
+      if (typeof admitted !== 'function') return heldLimitRefusal(refusalHold, ownerKey(owner), request, call.id, admitted);
+      leave = admitted;
+    }
     const ctx = contextOf(call, authInfo);
     try {
       const result = await tracer.trace({ method: 'tools/call', toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {
@@ -73,6 +86,8 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
       return resultResponse(call.id, result as Record<string, unknown>, serverInfo);
     } catch (error) {
       return errorResponse(call.id, error);
+    } finally {
+      leave();
     }
   };
 }

@@ -1,5 +1,6 @@
 import type { JsonObject, TaskExecute, TaskOwner, TaskRecord, TaskRuntime } from '@mcp-tasks/core';
 import { clientCapabilitiesOf, type EnvelopeCarrier } from '../capability/client-capabilities.js';
+import { storedClientCapabilities } from '../capability/stored-client-capabilities.js';
 import type { TaskTool } from '../tool/define-tool.js';
 
 /** What a `tools/call` that becomes a task hands the runtime beside the tool and its arguments. */
@@ -16,11 +17,12 @@ export interface ToolTaskStart {
 
 /**
  * Commits the task of one `tools/call`, with the client capabilities of the request's envelope
- * (the run asks the client only for what it can answer). Both request paths start tasks here, so
+ * that its run checks (it asks the client only for what it can answer; nothing else is stored). Both request paths start tasks here, so
  * a task started by either is the same row. Throws what the runtime throws (quota, draining).
  */
 export function startToolTask(runtime: TaskRuntime, tool: TaskTool, ctx: EnvelopeCarrier, start: ToolTaskStart): Promise<TaskRecord> {
-  const clientCapabilities = clientCapabilitiesOf(ctx);
+  const declared = clientCapabilitiesOf(ctx);
+  const clientCapabilities = declared === undefined ? undefined : storedClientCapabilities(declared);
   return runtime.start({
     owner: start.owner,
     tool: tool.name,

@@ -16,7 +16,7 @@ export interface LegacyTasksDeps {
   /** Interval of `: keepalive` comments on a `tasks/result` stream. */
   readonly keepAliveMs: number;
   readonly onerror: (error: Error) => void;
-  /** Caps on open streams per owner and node, shared with the task listen streams: a `tasks/result` stream takes a slot. */
+  /** Caps on open `tasks/result` streams per authenticated owner and per node (apart from the listens'): each stream takes a slot. */
   readonly streamCaps?: ListenStreamCaps;
   /** Paces the refusals of those caps, as a task listen's are. */
   readonly refusalHold?: RefusalHold;

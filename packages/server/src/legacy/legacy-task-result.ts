@@ -32,11 +32,12 @@ const TOKEN_EXPIRED = new JsonRpcError(ErrorCode.ServerError, 'The token this st
  * `notifications/tasks/status` at each status change; and the final answer. The stream carries
  * no event ids, so no client tries to resume it (resuming is a GET, which stateless serving
  * refuses): a client that lost it calls `tasks/result` again, on any node, and is asked again
- * whatever is still unanswered. Each open stream takes a slot of the listen stream caps (HTTP 429
- * beyond them), as a task listen does. Changes are heard through the task's follow (NOTIFY across
- * nodes), with the runtime's poll interval as the backstop, and the row decides every frame.
- * Like a task listen, the stream ends when the token it was opened with expires
- * (`authInfo.expiresAt`): with a -32000 error saying so, and nothing of the task after it.
+ * whatever is still unanswered. Each open stream takes a slot of the `tasks/result` stream caps
+ * (their own, so listens never take them; HTTP 429 past an owner's, 503 past the node's).
+ * Changes are heard through the task's follow (NOTIFY across nodes), with the runtime's poll
+ * interval as the backstop, and the row decides every frame. Like a task listen, the stream ends
+ * when the token it was opened with expires (`authInfo.expiresAt`): with a -32000 error saying
+ * so, and nothing of the task after it.
  */
 export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall, open: Set<ResultStream>): Promise<Response> {
   const owned = await ownedTask(deps, call, readTaskId('tasks/result', call.params));
@@ -44,7 +45,7 @@ export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall,
   if (isTerminal(owned.record.status)) return Response.json(finalMessage(call.id, owned.record));
   let release: ReleaseSlot = () => {};
   try {
-    release = deps.streamCaps?.admit(ownerKey(owned.ref.owner)) ?? release;
+    release = deps.streamCaps?.admit(call.authInfo === undefined ? undefined : ownerKey(owned.ref.owner)) ?? release;
   } catch (error) {
     if (error instanceof LimitReachedError) {
       const bytes = contentLengthOf(call.request.headers.get('content-length'));

@@ -1,9 +1,11 @@
 import { metrics, type Counter, type MeterProvider } from '@opentelemetry/api';
+import { refusalReasonOf } from './limit-refusal.js';
 
 /**
- * `mcp_tasks.limit.refusals`: requests a per-owner limit refused on this node, by the limit
- * (`rateLimit`, `inFlight.maxPerOwner`, `listenStreams.maxPerOwner`, …) and whether the answer
- * was held. A flood shows here before it shows anywhere else: refusals are never logged, so that a
+ * `mcp_tasks.limit.refusals`: requests a limit refused on this node, by the limit (`rateLimit`,
+ * `inFlight.maxPerOwner`, `listenStreams.maxPerOwner`, `admission.maxQueue`, …), the reason
+ * (`owner_limit`: an owner's share; `node_saturation`: the node's own capacity) and whether the
+ * answer was held. A flood shows here before it shows anywhere else: refusals are never logged, so that a
  * caller cannot fill the log with them.
  */
 export class LimitRefusalCounter {
@@ -11,10 +13,10 @@ export class LimitRefusalCounter {
 
   constructor(meterProvider?: MeterProvider) {
     const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter('@mcp-tasks/server');
-    this.#refusals = meter.createCounter('mcp_tasks.limit.refusals', { description: 'Requests refused by a per-owner limit on this node, by limit and whether the answer was held' });
+    this.#refusals = meter.createCounter('mcp_tasks.limit.refusals', { description: 'Requests refused by a limit on this node, by limit, reason (owner_limit, node_saturation) and whether the answer was held' });
   }
 
   refused(limit: string, held: boolean): void {
-    this.#refusals.add(1, { 'mcp_tasks.limit': limit, 'mcp_tasks.refusal.held': held });
+    this.#refusals.add(1, { 'mcp_tasks.limit': limit, 'mcp_tasks.refusal.reason': refusalReasonOf(limit), 'mcp_tasks.refusal.held': held });
   }
 }

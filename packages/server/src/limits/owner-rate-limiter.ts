@@ -40,14 +40,19 @@ export class OwnerRateLimiter {
     this.#now = options.now ?? (() => performance.now());
   }
 
-  /** Takes one token of `key`'s bucket: 0 when granted, otherwise the milliseconds until one is back. */
-  take(key: string): number {
-    const bucket = this.#refilled(key);
+  /**
+   * Takes one token of `key`'s bucket: 0 when granted, otherwise the milliseconds until one is back.
+   * `requestsPerSecond` (at least the limiter's own) is this owner's sustained rate now; its bucket
+   * then holds at least one second of it.
+   */
+  take(key: string, requestsPerSecond = this.requestsPerSecond): number {
+    const rate = Math.max(this.requestsPerSecond, requestsPerSecond);
+    const bucket = this.#refilled(key, rate);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;
     }
-    return this.#wait(bucket);
+    return this.#wait(bucket, rate);
   }
 
   /**
@@ -55,18 +60,19 @@ export class OwnerRateLimiter {
    * the milliseconds until one is back, with the bookkeeping of a refused take (so a refusal decided
    * here leaves the bucket as `take` refusing would).
    */
-  retryAfter(key: string): number {
-    const bucket = this.#refilled(key);
-    return bucket.tokens >= 1 ? 0 : this.#wait(bucket);
+  retryAfter(key: string, requestsPerSecond = this.requestsPerSecond): number {
+    const rate = Math.max(this.requestsPerSecond, requestsPerSecond);
+    const bucket = this.#refilled(key, rate);
+    return bucket.tokens >= 1 ? 0 : this.#wait(bucket, rate);
   }
 
-  /** `key`'s bucket refilled to now, made the most recently used. */
-  #refilled(key: string): Bucket {
+  /** `key`'s bucket refilled to now at `rate`, made the most recently used. */
+  #refilled(key: string, rate: number): Bucket {
     const now = this.#now();
     let bucket = this.#buckets.get(key);
     if (bucket) {
       this.#buckets.delete(key);
-      bucket.tokens = Math.min(this.burst, bucket.tokens + ((now - bucket.at) / 1000) * this.requestsPerSecond);
+      bucket.tokens = Math.min(Math.max(this.burst, rate), bucket.tokens + ((now - bucket.at) / 1000) * rate);
       bucket.at = now;
     } else {
       bucket = { tokens: this.burst, at: now };
@@ -77,8 +83,8 @@ export class OwnerRateLimiter {
     return bucket;
   }
 
-  #wait(bucket: Bucket): number {
-    return ((1 - bucket.tokens) / this.requestsPerSecond) * 1000;
+  #wait(bucket: Bucket, rate: number): number {
+    return ((1 - bucket.tokens) / rate) * 1000;
   }
 
   /** Owners with a bucket (at most `maxOwners`). */

@@ -1,4 +1,4 @@
-import { InFlightLimitError, isWellFormedTaskId, JsonRpcError, ownerKey, RateLimitedError, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
+import { isWellFormedTaskId, JsonRpcError, ownerKey, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
 import { parsedBodyOf } from '../handlers/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
@@ -8,8 +8,7 @@ import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { limitNameOf } from '../limits/limit-refusal.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
-import type { OwnerInFlightCap } from '../limits/owner-in-flight-cap.js';
-import type { OwnerRateLimiter } from '../limits/owner-rate-limiter.js';
+import type { RequestLimits } from '../limits/request-limits.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
 import { contentLengthOf } from '../limits/content-length.js';
 import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
@@ -35,14 +34,15 @@ export interface TaskListenOptions {
   readonly serverInfo?: Implementation;
   /** Errors that do not reach the client (a failed re-read, an SDK stream that broke). */
   readonly onerror?: (error: Error) => void;
-  /** Per-owner rate limit of `tasks/*` and `subscriptions/listen`, checked before the SDK or the store sees the request. */
-  readonly rateLimiter?: OwnerRateLimiter;
   /**
-   * Per-owner cap on the same requests under way at once (a listen until its acknowledgement),
-   * checked with the rate limit; shared by every handler of one `McpTasks`.
+   * The limits of `tasks/*`, `subscriptions/listen` (until its acknowledgement), POSTed answers and
+   * task tool calls, checked before the SDK or the store sees the request; shared by every handler
+   * of one `McpTasks`.
    */
-  readonly inFlight?: OwnerInFlightCap;
-  /** Caps on open task listen streams, per owner and per node (shared by every handler of one `McpTasks`). */
+  readonly limits?: RequestLimits;
+  /** Whether `name` is a task tool of this handler (its calls meet the limits of task tool calls). */
+  readonly isTaskTool?: (name: string) => boolean;
+  /** Caps on open task listen streams, per authenticated owner and per node (shared by every handler of one `McpTasks`). */
   readonly streamCaps?: ListenStreamCaps;
   /** Paces the refusals of these limits (shared by every handler of one `McpTasks`). */
   readonly refusalHold?: RefusalHold;
@@ -101,7 +101,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
   };
   const open = new Set<OpenStream>();
-  const refused = (request: Request, key: string, id: RequestId, error: JsonRpcError) =>
+  const refused = (request: Request, key: string, id: RequestId | null, error: JsonRpcError) =>
     heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), limitNameOf(error), limitResponse(id, error));
 
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
@@ -115,20 +115,16 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
         onerror(error instanceof Error ? error : new Error(String(error)));
         return undefined;
       }));
-    const limited = options.rateLimiter || options.inFlight ? rateLimitedRequest(parsedBody) : undefined;
+    const limited = options.limits ? rateLimitedRequest(parsedBody) : undefined;
     let leave: ReleaseSlot = () => {};
-    if (limited) {
+    if (limited && options.limits && (limited.kind === 'task' || options.isTaskTool?.(limited.toolName!) === true)) {
       const owner = await ownerOnce();
-      const key = owner ? ownerKey(owner) : undefined;
-      const retryAfterMs = key && options.rateLimiter ? options.rateLimiter.take(key) : 0;
-      if (key && retryAfterMs > 0) return refused(request, key, limited.id, new RateLimitedError(retryAfterMs));
-      if (key && options.inFlight) {
-        try {
-          leave = options.inFlight.enter(key);
-        } catch (error) {
-          if (error instanceof InFlightLimitError) return refused(request, key, limited.id, error);
-          throw error;
-        }
+      if (owner) {
+        const key = ownerKey(owner);
+        const call = { ownerKey: key, authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
+        const admitted = await options.limits.admit(call, limited.kind);
+        if (typeof admitted !== 'function') return refused(request, key, limited.id, admitted);
+        leave = admitted;
       }
     }
     try {
@@ -165,7 +161,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     let release: ReleaseSlot = () => {};
     if (options.streamCaps) {
       try {
-        release = options.streamCaps.admit(listenOwner ? ownerKey(listenOwner) : '');
+        release = options.streamCaps.admit(listenOwner && requestOptions?.authInfo !== undefined ? ownerKey(listenOwner) : undefined);
       } catch (error) {
         if (error instanceof JsonRpcError) return refused(request, listenOwner ? ownerKey(listenOwner) : '', listen.id, error);
         throw error;
