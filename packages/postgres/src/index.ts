@@ -12,7 +12,7 @@ export { controlChannelOf, type ControlMessage } from './listener/control-channe
 export { ControlListener, type ControlListenerConfig, type ControlListenerHooks, type ControlListenerState } from './listener/control-listener.js';
 export { TtlSweeper, type SweepBatch, type SweepResult, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 export { TestSignal } from './maintenance/test-signal.js';
-export { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
+export { consoleLogger, maintenanceLoggerOf, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 export { NodeLease, type NodeLeaseConfig, type NodeLeaseState } from './maintenance/node-lease.js';
 export { LeaseReaper, type LeaseReaperConfig, type ReapResult } from './maintenance/lease-reaper.js';
 export { OrphanRescuer, type OrphanRescuerConfig, type RescueResult } from './maintenance/orphan-rescuer.js';

@@ -1,4 +1,4 @@
-import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { classifyOwnRpcError, defaultLogger, logSafe, MemoryTaskStore, TaskRuntime, type Logger, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import {
   createMcpHandler,
   McpServer,
@@ -158,6 +158,7 @@ export class McpTasks {
   readonly #maxArgumentBytes: number;
   readonly #classifyError: RpcErrorClassifier;
   readonly #tracer: McpRequestTracer;
+  readonly #logger: Logger;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
   readonly #claimed = new Set<string>();
@@ -180,6 +181,7 @@ export class McpTasks {
     this.#streamCaps = listenStreams === false ? undefined : new ListenStreamCaps(listenStreams);
     this.#refusalHold = new RefusalHold(refusalHold, new LimitRefusalCounter(runtimeOptions.telemetry?.meterProvider));
     this.#node = options.node;
+    this.#logger = options.logger ?? defaultLogger();
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
@@ -296,7 +298,7 @@ export class McpTasks {
       ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
       listTasks: this.#listTasks,
       keepAliveMs: options.keepAliveMs ?? 15_000,
-      onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
+      onerror: onerror ?? ((error) => this.#logger.error({ err: logSafe(error.message) }, 'legacy tasks edge failed')),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
       refusalHold: this.#refusalHold,
       tracer: this.#tracer,

@@ -17,6 +17,8 @@ import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import { DEFAULT_MAX_ATTEMPTS, type TaskRecord, type TaskSnapshot } from '../task/task-record.js';
 import { logSafe } from '../log/log-safe.js';
+import { defaultLogger } from '../log/default-logger.js';
+import type { Logger } from '../log/logger.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
 import { claimHolds, stateOf, type RunClaim } from '../machine/task-state.js';
@@ -65,6 +67,8 @@ export interface TaskRuntimeOptions {
    * (the client sees "Internal error (ref …)" and `ref` is that reference), a store write that failed.
    */
   readonly onError?: (error: unknown, task: TaskErrorContext) => void;
+  /** Where the runtime logs (each task's creation and end at `info`, faults at `error`). Default: {@link defaultLogger}. */
+  readonly logger?: Logger;
   /** OpenTelemetry providers; default: the global ones (no-ops until an SDK starts). */
   readonly telemetry?: TelemetryOptions;
   /**
@@ -145,6 +149,7 @@ export class TaskRuntime {
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
   readonly #telemetry: TaskTelemetry;
+  readonly #logger: Logger;
   readonly #detachRuns: Unsubscribe;
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
@@ -184,14 +189,16 @@ export class TaskRuntime {
     if (!(Number.isSafeInteger(this.maxAttempts) && this.maxAttempts > 0 && this.maxAttempts <= 1_000)) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
+    const logger = options.logger ?? defaultLogger();
+    this.#logger = logger;
     this.#onError =
       options.onError ??
-      ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}: ${logSafe(error)}`));
-    this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
+      ((error, task) => logger.error({ taskId: task.taskId, tool: task.tool, ...(task.ref === undefined ? {} : { ref: task.ref }), err: logSafe(error) }, 'task run fault'));
+    this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry, logger);
     this.#poller = new ControlPoller(this.store, this.#runs, {
       intervalMs: this.pollIntervalMs,
       ...(node?.signalsProven ? { signalsProven: () => node.signalsProven!() } : {}),
-      onError: (error) => console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
+      onError: (error) => logger.error({ err: logSafe(error) }, 'control poll failed'),
     });
     // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.
@@ -345,7 +352,7 @@ export class TaskRuntime {
           }
         } while (this.#claimAgain && !this.#draining);
       } catch (error) {
-        console.error('mcp-tasks: claiming a task failed:', error);
+        this.#logger.error({ err: logSafe(error) }, 'claiming a task failed');
       } finally {
         this.#claiming = false;
       }
@@ -745,7 +752,7 @@ async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
 }
 
 function labelsOf(task: TaskRecord): TaskLabels {
-  return { taskId: task.taskId, tool: task.tool, server: task.owner.server };
+  return { taskId: task.taskId, tool: task.tool, server: task.owner.server, owner: task.owner };
 }
 
 function isAbortError(error: unknown): boolean {

@@ -14,7 +14,10 @@ import {
 } from '@opentelemetry/api';
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskStatus } from '../task/task-status.js';
+import { isTerminal, type TaskStatus } from '../task/task-status.js';
+import type { TaskOwner } from '../task/task-owner.js';
+import type { Logger } from '../log/logger.js';
+import { ownerHash } from '../log/owner-hash.js';
 import { taskRunChannel, taskStatusChannel, type TaskRunMessage, type TaskStatusMessage } from './task-channels.js';
 
 /** Where telemetry goes; both default to the global OpenTelemetry providers (no-ops without an SDK). */
@@ -28,6 +31,8 @@ export interface TaskLabels {
   readonly taskId: string;
   readonly tool: string;
   readonly server: string;
+  /** Logged as its hash only; never in a span, a metric or a channel message. */
+  readonly owner?: TaskOwner;
 }
 
 const SCOPE = '@mcp-tasks/core';
@@ -39,6 +44,7 @@ const SCOPE = '@mcp-tasks/core';
  */
 export class TaskTelemetry {
   readonly #nodeId: string;
+  readonly #logger: Logger | undefined;
   readonly #tracerProvider: TracerProvider | undefined;
   readonly #created: Counter;
   readonly #finished: Counter;
@@ -50,8 +56,9 @@ export class TaskTelemetry {
   /** What every run's telemetry records into: one object for all runs. */
   readonly #runInstruments: RunInstruments;
 
-  constructor(nodeId: string, options: TelemetryOptions = {}) {
+  constructor(nodeId: string, options: TelemetryOptions = {}, logger?: Logger) {
     this.#nodeId = nodeId;
+    this.#logger = logger;
     this.#tracerProvider = options.tracerProvider;
     // Instruments are made here, not at import: the global meter provider is a no-op until the
     // application's SDK starts, and the API has no proxy for meters.
@@ -81,6 +88,7 @@ export class TaskTelemetry {
 
   created(task: TaskLabels): void {
     this.#created.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.server': task.server });
+    this.#logger?.info(logFields(task), 'task created');
     this.status(task, 'working');
   }
 
@@ -98,6 +106,8 @@ export class TaskTelemetry {
 
   /** Publishes a status transition this node made or saw. */
   status(task: TaskLabels, status: TaskStatus): void {
+    // The node that wrote the terminal status says so, once per task.
+    if (isTerminal(status)) this.#logger?.info({ ...logFields(task), status }, 'task ended');
     if (!taskStatusChannel.hasSubscribers) return;
     const message: TaskStatusMessage = { ...pick(task), nodeId: this.#nodeId, status, at: new Date() };
     taskStatusChannel.publish(message);
@@ -196,6 +206,10 @@ export class RunTelemetry {
       taskRunChannel.end.publish(this.#message);
     }
   }
+}
+
+function logFields(task: TaskLabels): Record<string, string> {
+  return { taskId: task.taskId, tool: task.tool, server: task.server, ...(task.owner ? { owner: ownerHash(task.owner) } : {}) };
 }
 
 function pick(task: TaskLabels): TaskLabels {

@@ -1,4 +1,4 @@
-import { MemoryTaskStore, type TaskNode, type TaskStore } from '@mcp-tasks/core';
+import { defaultLogger, MemoryTaskStore, type Logger, type TaskNode, type TaskStore } from '@mcp-tasks/core';
 import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
 import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
@@ -12,6 +12,8 @@ export interface OpenStoreOptions {
   readonly migrate?: boolean | undefined;
   /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
   readonly clusterStatsMs?: number | undefined;
+  /** Where the store and its maintenance services log. Default: `defaultLogger()`. */
+  readonly logger?: Logger;
 }
 
 /** The store and what its readiness depends on. */
@@ -33,12 +35,14 @@ export interface OpenedStore {
  * reaper.
  */
 export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<OpenedStore> {
-  if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
+  const logger = options.logger ?? defaultLogger();
+  if (!databaseUrl) return { store: new MemoryTaskStore({ logger }), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
-  const { PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
+  const { maintenanceLoggerOf, PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true, logger: maintenanceLoggerOf(logger) });
   try {
     const node = await PostgresTaskNode.start(store, {
+      logger: maintenanceLoggerOf(logger),
       ...(options.nodeId === undefined ? {} : { nodeId: options.nodeId }),
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
       ...(options.clusterStatsMs === undefined ? {} : { stats: { intervalMs: options.clusterStatsMs } }),

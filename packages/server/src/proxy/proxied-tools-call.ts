@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type TaskRef } from '@mcp-tasks/core';
+import { defaultLogger, ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type TaskRef } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -169,12 +169,12 @@ function retryOf(mount: UpstreamMount, ctx: ServerContext): Pick<UpstreamCallOpt
 
 /** Ends a reservation the upstream did not make a task for: its run stops before calling anything. */
 async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
-  await deps.runtime.cancel(reserved).catch((error: unknown) => console.error(`mcp-tasks: giving up reserved task ${reserved.taskId} failed: ${logSafe(error)}`));
+  await deps.runtime.cancel(reserved).catch((error: unknown) => defaultLogger().error({ taskId: reserved.taskId, err: logSafe(error) }, 'giving up a reserved task failed'));
   deps.pending.settle(reserved.taskId, { kind: 'none' });
 }
 
 async function cancelUpstream(mount: UpstreamMount, task: UpstreamTask): Promise<void> {
   await mount.client.cancelTask(task.taskId).catch((error: unknown) => {
-    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: mount.name, upstreamTaskId: task.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
+import { defaultLogger, ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
@@ -87,7 +87,7 @@ class RelayInputError extends Error {
 /** Cancels the journaled upstream task, best effort (the upstream may be the reason the relay gave up). */
 export async function cancelQuietly(mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
   await mount.client.cancelTask(upstream.taskId, upstream.session).catch((error: unknown) => {
-    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstream.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: mount.name, upstreamTaskId: upstream.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }
 
@@ -178,7 +178,7 @@ async function relayInput(client: UpstreamClient, name: string, upstream: Journa
   try {
     await client.updateTask(upstream.taskId, { [key]: answer }, upstream.session);
   } catch (error) {
-    console.error(`mcp-tasks: upstream ${name}: forwarding input ${JSON.stringify(key)} of task ${ctx.taskId} failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: name, inputKey: logSafe(key), taskId: ctx.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'forwarding an input upstream failed, retrying');
     throw new ForwardFailed();
   }
 }

@@ -1,4 +1,4 @@
-import { logSafe } from '@mcp-tasks/core';
+import { defaultLogger, logSafe } from '@mcp-tasks/core';
 import { MountedTool } from './mounted-tool.js';
 import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
@@ -100,7 +100,7 @@ export class UpstreamMount {
     const attempt = (): void => {
       this.tools().catch((error: unknown) => {
         if (stopped) return;
-        console.error(`mcp-tasks: upstream ${this.name}: tools/list failed, retrying in ${delay} ms: ${logSafe(error instanceof UpstreamError ? error.message : error)}`);
+        defaultLogger().error({ upstream: this.name, retryInMs: delay, err: logSafe(error instanceof UpstreamError ? error.message : error) }, 'upstream tools/list failed, retrying');
         timer = setTimeout(attempt, delay);
         timer.unref();
         delay = Math.min(delay * 2, 60_000);

@@ -1,4 +1,4 @@
-import { logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import { defaultLogger, logSafe, type JsonObject, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
@@ -61,7 +61,7 @@ export class UpstreamProxy {
         try {
           return [...(await mount.tools()).values()];
         } catch (error) {
-          console.error(`mcp-tasks: upstream ${mount.name}: its tools are not listed: ${logSafe(error instanceof Error ? error.message : error)}`);
+          defaultLogger().error({ upstream: mount.name, err: logSafe(error instanceof Error ? error.message : error) }, 'the upstream tools are not listed');
           return [];
         }
       }),
@@ -123,7 +123,7 @@ export class UpstreamProxy {
       const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
       if (typeof journaled?.taskId === 'string') await mount.client.cancelTask(journaled.taskId, typeof journaled.session === 'string' ? journaled.session : undefined);
     } catch (error) {
-      console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+      defaultLogger().error({ taskId: ref.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling the upstream task failed');
     }
   }
 
