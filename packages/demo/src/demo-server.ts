@@ -9,6 +9,7 @@ import { createConsole } from './console/console-handler.js';
 import { createEdge } from './http/edge.js';
 import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
+import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
 import { registerGreet, taskTools } from './tools/index.js';
 
@@ -62,7 +63,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
   const metrics = demoMetrics(options.prometheus);
   const logger = options.logger ?? defaultLogger();
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
-  const { store, node, readiness, operator, clusterStats } = await openStore(config.databaseUrl, {
+  const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
     migrate: config.migrate,
@@ -70,6 +71,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     logger,
   });
   if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
+  const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
   const tasks = new McpTasks({
     store,
     logger,
@@ -128,6 +130,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       await handler.close();
       await otherHandler.close();
       await closed;
+      stopGauges();
       await tasks.close();
       await metrics.shutdown();
     },

@@ -31,4 +31,5 @@ export {
 } from './operator/operator-types.js';
 export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';
 export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stats/cluster-stats.js';
+export { poolStats, type PoolStats } from './stats/pool-stats.js';
 export { redactedValue, type RedactedValue } from './operator/redacted-value.js';

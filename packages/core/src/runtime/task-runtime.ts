@@ -361,6 +361,7 @@ export class TaskRuntime {
 
   #runClaimed(record: TaskRecord): void {
     const executor = this.#executors.get(record.tool)!;
+    this.#telemetry.claimed(labelsOf(record));
     const stored = fromStoredCapabilities(record.clientCapabilities);
     this.#launch(
       record,
@@ -449,7 +450,8 @@ export class TaskRuntime {
       [...this.#runs.values()].map(async (run) => {
         // A resumable task is handed over: another node claims it and its journal resumes it.
         const released = run.resumable ? await this.store.release(run.ref, run.claim).catch(() => undefined) : undefined;
-        if (!released) await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
+        if (released) this.#telemetry.handedOver(run.labels);
+        else await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
         run.abort();
       }),
     );

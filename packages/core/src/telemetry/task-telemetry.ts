@@ -37,6 +37,9 @@ export interface TaskLabels {
 
 const SCOPE = '@mcp-tasks/core';
 
+/** The `mcp.task.status` values of `mcp_tasks.finished`: each is exported at 0 from the start, so a rate of any of them has a series. */
+const FINISHED_STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
+
 /**
  * A node's telemetry: diagnostics_channel events, OpenTelemetry spans and metrics. Libraries only
  * use the API; an application that starts an OpenTelemetry SDK gets the data, and one that does not
@@ -53,6 +56,8 @@ export class TaskTelemetry {
   readonly #inputWaits: Counter;
   readonly #cancelDelivery: Histogram;
   readonly #quotaRefusals: Counter;
+  readonly #claims: Counter;
+  readonly #handovers: Counter;
   /** What every run's telemetry records into: one object for all runs. */
   readonly #runInstruments: RunInstruments;
 
@@ -79,17 +84,32 @@ export class TaskTelemetry {
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
     this.#quotaRefusals = meter.createCounter('mcp_tasks.quota.refusals', { description: 'Task creations refused by maxPerPrincipal' });
+    this.#claims = meter.createCounter('mcp_tasks.claims', { description: 'Queued or released tasks this node claimed to run' });
+    this.#handovers = meter.createCounter('mcp_tasks.handovers', { description: 'Resumable runs this node released for another node at drain' });
     this.#runInstruments = { running: this.#running, finished: this.#finished, duration: this.#runDuration };
     // A sum with no data point is not exported at all: record zero so scrapers and dashboards see
     // `mcp_tasks_created_total` and `mcp_tasks_running` from the start.
     this.#created.add(0, { 'mcp_tasks.node.id': nodeId });
     this.#running.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#claims.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#inputWaits.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#quotaRefusals.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#handovers.add(0, { 'mcp_tasks.node.id': nodeId });
+    for (const status of FINISHED_STATUSES) this.#finished.add(0, { 'mcp_tasks.node.id': nodeId, 'mcp.task.status': status });
   }
 
   created(task: TaskLabels): void {
     this.#created.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.server': task.server });
     this.#logger?.info(logFields(task), 'task created');
     this.status(task, 'working');
+  }
+
+  claimed(task: TaskLabels): void {
+    this.#claims.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
+  }
+
+  handedOver(task: TaskLabels): void {
+    this.#handovers.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
   }
 
   quotaRefused(tool: string, server: string): void {
