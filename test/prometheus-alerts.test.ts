@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, ROOT, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { renderDashboard } from './support/dashboard-png.js';
 
 const PROMETHEUS = process.env['PROMETHEUS_BIN'] || 'prometheus';
 const available = spawnSync(PROMETHEUS, ['--version'], { stdio: 'ignore' }).status === 0;
@@ -77,6 +78,7 @@ describe('a real Prometheus over real nodes', { skip, timeout: 420_000 }, () => 
   const ports: number[] = [];
   const nodes: DemoProcess[] = [];
   let admin: pg.Pool;
+  const startedAt = Date.now() / 1000;
 
   const nodeEnv = (port: number) => ({
     DATABASE_URL: database.url,
@@ -213,5 +215,13 @@ describe('a real Prometheus over real nodes', { skip, timeout: 420_000 }, () => 
     nodes[1] = await spawnDemoNode('prom-b', nodeEnv(ports[1]!));
     await eventually(async () => !(await firing('McpTasksNodeDown')), 60_000, 'McpTasksNodeDown resolves once the node is back');
     await eventually(async () => !(await firing('McpTasksTasksReaped')), 60_000, 'McpTasksTasksReaped resolves once nothing more is reaped');
+  });
+
+  // MCP_TASKS_DASHBOARD_PNG=docs/operations/dashboard.png: the dashboard's panels over this run, for the docs.
+  it('draws the dashboard from what Prometheus scraped', { skip: process.env['MCP_TASKS_DASHBOARD_PNG'] ? false : 'set MCP_TASKS_DASHBOARD_PNG to a .png path' }, async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(ROOT, 'deploy/grafana/mcp-tasks.json'), 'utf8'));
+    const file = path.resolve(ROOT, process.env['MCP_TASKS_DASHBOARD_PNG']!);
+    await within(renderDashboard(api, dashboard, Math.floor(startedAt), Math.ceil(Date.now() / 1000), file, process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium'), 120_000, 'the dashboard is drawn');
+    assert.ok(readFileSync(file).length > 10_000);
   });
 });
