@@ -34,6 +34,7 @@ import { RuntimeDrainingError } from './runtime-draining-error.js';
 import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
+import { creatorContext, linkToCreator, traceparentOf } from '../telemetry/task-trace-context.js';
 
 /**
  * A tool's task body: returns the tool result (a `CallToolResult` object) or throws. `carried` is
@@ -252,6 +253,7 @@ export class TaskRuntime {
           clientCapabilities: toStoredCapabilities(request.clientCapabilities, request.carried),
           resumable: request.resumable ?? false,
           maxAttempts: this.maxAttempts,
+          traceContext: traceparentOf(parent),
         },
         { maxLive: this.maxPerPrincipal },
       );
@@ -375,7 +377,7 @@ export class TaskRuntime {
         ...(stored.carried === undefined ? {} : { carried: stored.carried }),
         resumable: record.resumable,
       },
-      otelContext.active(),
+      creatorContext(record) ?? otelContext.active(),
     );
   }
 
@@ -388,6 +390,7 @@ export class TaskRuntime {
   async read(ref: TaskRef): Promise<TaskSnapshot> {
     const snapshot = await this.store.read(ref);
     if (!snapshot) throw new TaskNotFoundError();
+    linkToCreator(snapshot);
     return snapshot;
   }
 
@@ -402,6 +405,7 @@ export class TaskRuntime {
   async update(ref: TaskRef, responses: InputResponses): Promise<void> {
     const answered = await this.store.answerInput(ref, responses);
     if (!answered) throw new TaskNotFoundError();
+    linkToCreator(answered.task);
     if (answered.accepted.length === 0) return;
     this.#runs.get(ref.taskId)?.wake();
     // A parked task is claimable now: this node may have the room (the store announces it to the others).
@@ -413,6 +417,7 @@ export class TaskRuntime {
   async cancel(ref: TaskRef): Promise<void> {
     const task = await this.store.cancel(ref);
     if (!task) throw new TaskNotFoundError();
+    linkToCreator(task);
     if (task.status !== 'cancelled') return;
     this.#telemetry.status(labelsOf(task), 'cancelled');
     this.#runs.get(ref.taskId)?.abort();

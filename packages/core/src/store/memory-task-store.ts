@@ -124,6 +124,7 @@ export class MemoryTaskStore implements TaskStore {
       maxAttempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       args: task.args === undefined ? null : structuredClone(task.args),
       clientCapabilities: task.clientCapabilities == null ? null : structuredClone(task.clientCapabilities),
+      traceContext: task.traceContext ?? null,
     };
     this.#tasks.set(task.taskId, record);
     if (record.nodeId === null) this.#announceClaimable();
