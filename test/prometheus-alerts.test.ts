@@ -1,8 +1,9 @@
 // A real Prometheus (Debian's 2.42) scrapes real node processes on one PostgreSQL: every
 // expression of the Grafana dashboard returns a series, every metric an alert names exists, and
 // the alerts fire for real faults and resolve after them: a tool that fails every call, a cut
-// listener, a node SIGKILLed with a task running (its lease lost, the task reaped). The rules are
-// deploy/prometheus/alerts.yml with short `for:` and windows, so the file runs in a few minutes.
+// listener, a node SIGKILLed with a task running (the task reaped), a node stalled past its
+// lease. The rules are deploy/prometheus/alerts.yml with short `for:` and windows, so the file
+// runs in a few minutes.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -215,6 +216,18 @@ describe('a real Prometheus over real nodes', { skip, timeout: 420_000 }, () => 
     nodes[1] = await spawnDemoNode('prom-b', nodeEnv(ports[1]!));
     await eventually(async () => !(await firing('McpTasksNodeDown')), 60_000, 'McpTasksNodeDown resolves once the node is back');
     await eventually(async () => !(await firing('McpTasksTasksReaped')), 60_000, 'McpTasksTasksReaped resolves once nothing more is reaped');
+  });
+
+  it('a node stalled longer than its lease fires McpTasksLeaseLost when it wakes, which resolves after', async () => {
+    const b = nodes[1]!;
+    await eventually(async () => (await query('mcp_tasks_lease_losses_total')).length === 2, 30_000, 'both nodes export their lease losses');
+    // A stall (a GC pause, a frozen VM): the process stops for twice its lease, then goes on.
+    b.child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 7_000));
+    b.child.kill('SIGCONT');
+    await eventually(async () => firing('McpTasksLeaseLost', { instance: `127.0.0.1:${ports[1]}` }), 60_000, 'McpTasksLeaseLost fires for the stalled node');
+    assert.equal(await firing('McpTasksLeaseLost', { instance: `127.0.0.1:${ports[0]}` }), false, 'not for the node that kept its lease');
+    await eventually(async () => !(await firing('McpTasksLeaseLost')), 60_000, 'McpTasksLeaseLost resolves once the node holds its new lease');
   });
 
   // MCP_TASKS_DASHBOARD_PNG=docs/operations/dashboard.png: the dashboard's panels over this run, for the docs.
