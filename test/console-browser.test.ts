@@ -122,7 +122,7 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     const seen = await taskOf('alice', taskId);
     assert.equal(seen['status'], 'cancelled');
     assert.equal(seen['statusMessage'], 'Cancelled by an operator');
-    await eventually(async () => demo.output().includes(`operator "console-token" cancelled task "${taskId}"`), 5_000, 'the cancel is logged');
+    await eventually(async () => demo.output().includes(JSON.stringify(`operator "console-token" cancelled task "${taskId}"`).slice(1, -1)), 5_000, 'the cancel is logged');
     assert.equal((await taskOf('bob', bobTask))['status'], 'working', 'only the clicked task was cancelled');
 
     // A task waiting for its owner: the detail lists the input request, its content as keys and size.

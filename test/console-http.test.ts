@@ -145,7 +145,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     const seen = (await authRpc(demo.url, 'alice', 'tasks/get', { taskId })).result!;
     assert.equal(seen['status'], 'cancelled');
     assert.equal(seen['statusMessage'], 'Cancelled by an operator');
-    await eventually(async () => demo.output().includes(`operator "console-token" cancelled task "${taskId}"`), 5_000, 'the cancel is logged');
+    await eventually(async () => demo.output().includes(JSON.stringify(`operator "console-token" cancelled task "${taskId}"`).slice(1, -1)), 5_000, 'the cancel is logged');
     const again = await cancel({ 'x-csrf-token': csrf });
     assert.deepEqual(await again.json(), { cancelled: false, status: 'cancelled', statusMessage: 'Cancelled by an operator' }, 'a terminal task is left as it is');
     assert.equal((await cancel({ 'x-csrf-token': csrf }).then((r) => r.status)), 200);

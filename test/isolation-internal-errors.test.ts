@@ -3,6 +3,7 @@
 // looked up by own keys only.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { defaultLogger, setDefaultLogger } from '@mcp-tasks/core';
 import { taskTools } from '@mcp-tasks/demo';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks } from '@mcp-tasks/server';
@@ -59,17 +60,17 @@ describe('internal errors', () => {
   it('a PostgreSQL error answers -32603 "Internal error (ref …)" and the details go to the log under that reference', { timeout: 30_000 }, async () => {
     const taskId = await waitingTask();
     const logged: unknown[][] = [];
-    const original = console.error;
+    const original = defaultLogger();
     const admin = testClient({ connectionString: database.url });
     await admin.connect();
     let reply;
     try {
       // The table is gone for a moment: every read fails with PostgreSQL's "relation … does not exist".
       await admin.query('ALTER TABLE mcp_tasks.tasks RENAME TO tasks_away');
-      console.error = (...args: unknown[]) => void logged.push(args);
+      setDefaultLogger({ ...original, error: (fields, message) => void logged.push([message, JSON.stringify(fields)]) });
       reply = await rpc('tasks/get', { taskId });
     } finally {
-      console.error = original;
+      setDefaultLogger(original);
       await admin.query('ALTER TABLE mcp_tasks.tasks_away RENAME TO tasks');
       await admin.end();
     }

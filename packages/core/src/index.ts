@@ -1,5 +1,10 @@
 export type { JsonObject, JsonValue } from './json/json-value.js';
 export { logSafe } from './log/log-safe.js';
+export { LOG_LEVELS, isLogLevel, type LogLevel, type LogFields, type Logger } from './log/logger.js';
+export { jsonLinesLogger, type JsonLinesLoggerOptions } from './log/json-lines-logger.js';
+export { ownerHash } from './log/owner-hash.js';
+export { activeTraceFields } from './log/trace-fields.js';
+export { defaultLogger, setDefaultLogger } from './log/default-logger.js';
 export { assertJsonObject } from './json/assert-json-object.js';
 
 export { ErrorCode, type ErrorCodeValue } from './errors/error-codes.js';

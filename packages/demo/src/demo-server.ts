@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
-import { logSafe, type TaskNode } from '@mcp-tasks/core';
+import { defaultLogger, logSafe, type Logger, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { originPolicyFromEnv } from './http/origin-policy-env.js';
 import { createEdgeAuth } from './auth/edge-auth.js';
@@ -10,6 +10,7 @@ import { createConsole } from './console/console-handler.js';
 import { createEdge } from './http/edge.js';
 import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
+import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
 import { registerGreet, taskTools } from './tools/index.js';
 
@@ -54,21 +55,27 @@ export interface DemoServerOptions {
    * of its own behind `/metrics`.
    */
   readonly prometheus?: PrometheusExporter | undefined;
+  /** Where the node logs (node/main.ts: pino, see log/demo-logger.ts). Default: `defaultLogger()`. */
+  readonly logger?: Logger;
 }
 
 /** Starts one demo node (what `npm run serve` runs). */
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
+  const logger = options.logger ?? defaultLogger();
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
-  const { store, node, readiness, operator, clusterStats } = await openStore(config.databaseUrl, {
+  const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
     migrate: config.migrate,
     clusterStatsMs: config.clusterStatsMs,
+    logger,
   });
   if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
+  const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
   const tasks = new McpTasks({
     store,
+    logger,
     ...(node ? { node } : {}),
     ...(metrics.meterProvider ? { telemetry: { meterProvider: metrics.meterProvider } } : {}),
     ...(node || config.nodeId === undefined ? {} : { nodeId: config.nodeId }),
@@ -99,7 +106,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       allowedOrigins: originPolicy.allowedOrigins,
       tools: taskTools,
       register: registerGreet,
-      onerror: (error) => console.error(`demo: ${name}: ${logSafe(error)}`),
+      onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
       ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
     });
@@ -139,6 +146,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       await handler.close();
       await otherHandler.close();
       await closed;
+      stopGauges();
       await tasks.close();
       await metrics.shutdown();
     },

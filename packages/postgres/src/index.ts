@@ -12,7 +12,7 @@ export { controlChannelOf, type ControlMessage } from './listener/control-channe
 export { ControlListener, type ControlListenerConfig, type ControlListenerHooks, type ControlListenerState } from './listener/control-listener.js';
 export { TtlSweeper, type SweepBatch, type SweepResult, type TtlSweeperConfig } from './maintenance/ttl-sweeper.js';
 export { TestSignal } from './maintenance/test-signal.js';
-export { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
+export { consoleLogger, maintenanceLoggerOf, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 export { NodeLease, type NodeLeaseConfig, type NodeLeaseState } from './maintenance/node-lease.js';
 export { LeaseReaper, type LeaseReaperConfig, type ReapResult } from './maintenance/lease-reaper.js';
 export { OrphanRescuer, type OrphanRescuerConfig, type RescueResult } from './maintenance/orphan-rescuer.js';
@@ -31,5 +31,6 @@ export {
 } from './operator/operator-types.js';
 export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';
 export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stats/cluster-stats.js';
+export { poolStats, type PoolStats } from './stats/pool-stats.js';
 export { redactedValue, type RedactedValue } from './operator/redacted-value.js';
 export { PostgresUpstreamCancelLedger } from './upstream-cancels/postgres-upstream-cancel-ledger.js';

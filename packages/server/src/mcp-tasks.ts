@@ -1,5 +1,5 @@
 import type { MeterProvider } from '@opentelemetry/api';
-import { classifyOwnRpcError, MemoryTaskStore, TaskRuntime, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
+import { classifyOwnRpcError, defaultLogger, logSafe, MemoryTaskStore, TaskRuntime, type Logger, type RpcErrorClassifier, type TaskNode, type TaskOwner, type TaskRuntimeOptions, type TaskStore } from '@mcp-tasks/core';
 import {
   createMcpHandler,
   McpServer,
@@ -212,6 +212,7 @@ export class McpTasks {
   readonly #maxArgumentBytes: number;
   readonly #classifyError: RpcErrorClassifier;
   readonly #tracer: McpRequestTracer;
+  readonly #logger: Logger;
   readonly #listens = new Set<TaskListenHandler>();
   readonly #node: TaskNode | undefined;
   readonly #claimed = new Set<string>();
@@ -237,6 +238,7 @@ export class McpTasks {
     this.#resultStreamCaps = resultStreams === false ? undefined : new ListenStreamCaps(resultStreams, 'resultStreams', 'open tasks/result streams');
     this.#refusalHold = new RefusalHold(refusalHold, new LimitRefusalCounter(runtimeOptions.telemetry?.meterProvider));
     this.#node = options.node;
+    this.#logger = options.logger ?? defaultLogger();
     const classify: RpcErrorClassifier = classifyError ? (error) => classifySdkError(error) ?? classifyError(error) : classifySdkError;
     this.runtime = new TaskRuntime({ ...runtimeOptions, store: store ?? new MemoryTaskStore(), classifyError: classify });
     this.#limits = new RequestLimits({
@@ -384,7 +386,7 @@ export class McpTasks {
       ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
       listTasks: this.#listTasks,
       keepAliveMs: options.keepAliveMs ?? 15_000,
-      onerror: onerror ?? ((error) => console.error(`mcp-tasks: ${error.message}`)),
+      onerror: onerror ?? ((error) => this.#logger.error({ err: logSafe(error.message) }, 'legacy tasks edge failed')),
       ...(this.#resultStreamCaps ? { streamCaps: this.#resultStreamCaps } : {}),
       refusalHold: this.#refusalHold,
       tracer: this.#tracer,

@@ -41,7 +41,7 @@ export class ActiveRun {
 
   /** What names the run in telemetry. */
   get labels(): TaskLabels {
-    return { taskId: this.ref.taskId, tool: this.tool, server: this.ref.owner.server };
+    return { taskId: this.ref.taskId, tool: this.tool, server: this.ref.owner.server, owner: this.ref.owner };
   }
 
   /** The tool's signal: aborted with a `TaskCancelledError` when the run ends (also if it ended before it was read). */

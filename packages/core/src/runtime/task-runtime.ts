@@ -18,6 +18,8 @@ import { isTerminal } from '../task/task-status.js';
 import type { TaskOwner } from '../task/task-owner.js';
 import { DEFAULT_MAX_ATTEMPTS, type TaskRecord, type TaskSnapshot } from '../task/task-record.js';
 import { logSafe } from '../log/log-safe.js';
+import { defaultLogger } from '../log/default-logger.js';
+import type { Logger } from '../log/logger.js';
 import { ActiveRun } from './active-run.js';
 import { CancelHintCheck } from './cancel-hint-check.js';
 import { claimHolds, stateOf, type RunClaim } from '../machine/task-state.js';
@@ -33,6 +35,7 @@ import { RuntimeDrainingError } from './runtime-draining-error.js';
 import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
+import { creatorContext, linkToCreator, traceparentOf } from '../telemetry/task-trace-context.js';
 
 /**
  * A tool's task body: returns the tool result (a `CallToolResult` object) or throws. `carried` is
@@ -66,6 +69,8 @@ export interface TaskRuntimeOptions {
    * (the client sees "Internal error (ref …)" and `ref` is that reference), a store write that failed.
    */
   readonly onError?: (error: unknown, task: TaskErrorContext) => void;
+  /** Where the runtime logs (each task's creation and end at `info`, faults at `error`). Default: {@link defaultLogger}. */
+  readonly logger?: Logger;
   /** OpenTelemetry providers; default: the global ones (no-ops until an SDK starts). */
   readonly telemetry?: TelemetryOptions;
   /**
@@ -154,6 +159,7 @@ export class TaskRuntime {
   readonly #settled = new Map<string, Promise<void>>();
   readonly #poller: ControlPoller;
   readonly #telemetry: TaskTelemetry;
+  readonly #logger: Logger;
   readonly #detachRuns: Unsubscribe;
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
@@ -198,14 +204,16 @@ export class TaskRuntime {
     if (!(Number.isSafeInteger(this.abortGraceMs) && this.abortGraceMs >= 0)) throw new RangeError('abortGraceMs must be a non-negative integer');
     const classify = options.classifyError;
     this.#classify = classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError;
+    const logger = options.logger ?? defaultLogger();
+    this.#logger = logger;
     this.#onError =
       options.onError ??
-      ((error, task) => console.error(`mcp-tasks: task ${task.taskId} (${task.tool})${task.ref === undefined ? '' : ` ref ${task.ref}`}: ${logSafe(error)}`));
-    this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry);
+      ((error, task) => logger.error({ taskId: task.taskId, tool: task.tool, ...(task.ref === undefined ? {} : { ref: task.ref }), err: logSafe(error) }, 'task run fault'));
+    this.#telemetry = new TaskTelemetry(this.nodeId, options.telemetry, logger);
     this.#poller = new ControlPoller(this.store, this.#runs, {
       intervalMs: this.pollIntervalMs,
       ...(node?.signalsProven ? { signalsProven: () => node.signalsProven!() } : {}),
-      onError: (error) => console.error(`mcp-tasks: control poll failed: ${logSafe(error)}`),
+      onError: (error) => logger.error({ err: logSafe(error) }, 'control poll failed'),
     });
     // Only this runtime knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.
@@ -259,6 +267,7 @@ export class TaskRuntime {
           clientCapabilities: toStoredCapabilities(request.clientCapabilities, request.carried),
           resumable: request.resumable ?? false,
           maxAttempts: this.maxAttempts,
+          traceContext: traceparentOf(parent),
         },
         { maxLive: this.maxPerPrincipal },
       );
@@ -386,7 +395,7 @@ export class TaskRuntime {
           }
         } while (this.#claimAgain && !this.#draining);
       } catch (error) {
-        console.error('mcp-tasks: claiming a task failed:', error);
+        this.#logger.error({ err: logSafe(error) }, 'claiming a task failed');
       } finally {
         this.#claiming = false;
       }
@@ -395,6 +404,7 @@ export class TaskRuntime {
 
   #runClaimed(record: TaskRecord): void {
     const executor = this.#executors.get(record.tool)!;
+    this.#telemetry.claimed(labelsOf(record));
     const stored = fromStoredCapabilities(record.clientCapabilities);
     this.#launch(
       record,
@@ -408,7 +418,7 @@ export class TaskRuntime {
         ...(stored.carried === undefined ? {} : { carried: stored.carried }),
         resumable: record.resumable,
       },
-      otelContext.active(),
+      creatorContext(record) ?? otelContext.active(),
     );
   }
 
@@ -421,6 +431,7 @@ export class TaskRuntime {
   async read(ref: TaskRef): Promise<TaskSnapshot> {
     const snapshot = await this.store.read(ref);
     if (!snapshot) throw new TaskNotFoundError();
+    linkToCreator(snapshot);
     return snapshot;
   }
 
@@ -445,6 +456,7 @@ export class TaskRuntime {
     }
     const answered = await this.store.answerInput(ref, responses);
     if (!answered) throw new TaskNotFoundError();
+    linkToCreator(answered.task);
     if (answered.accepted.length === 0) return;
     this.#runs.get(ref.taskId)?.wake();
     // A parked task is claimable now: this node may have the room (the store announces it to the others).
@@ -456,6 +468,7 @@ export class TaskRuntime {
   async cancel(ref: TaskRef): Promise<void> {
     const task = await this.store.cancel(ref);
     if (!task) throw new TaskNotFoundError();
+    linkToCreator(task);
     if (task.status !== 'cancelled') return;
     this.#telemetry.status(labelsOf(task), 'cancelled');
     this.#runs.get(ref.taskId)?.abort();
@@ -493,7 +506,8 @@ export class TaskRuntime {
       [...this.#runs.values()].map(async (run) => {
         // A resumable task is handed over: another node claims it and its journal resumes it.
         const released = run.resumable ? await this.store.release(run.ref, run.claim).catch(() => undefined) : undefined;
-        if (!released) await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
+        if (released) this.#telemetry.handedOver(run.labels);
+        else await this.#finish(run, { status: 'failed', error, statusMessage: error.message });
         run.abort();
       }),
     );
@@ -802,5 +816,5 @@ async function wakeOrDelay(wake: Promise<void>, ms: number): Promise<void> {
 }
 
 function labelsOf(task: TaskRecord): TaskLabels {
-  return { taskId: task.taskId, tool: task.tool, server: task.owner.server };
+  return { taskId: task.taskId, tool: task.tool, server: task.owner.server, owner: task.owner };
 }

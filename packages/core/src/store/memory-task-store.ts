@@ -28,6 +28,9 @@ import type {
   TaskStore,
 } from './task-store.js';
 import { TASK_LIMITS } from './task-limits.js';
+import { defaultLogger } from '../log/default-logger.js';
+import { logSafe } from '../log/log-safe.js';
+import type { Logger } from '../log/logger.js';
 import {
   normaliseStatusMessage,
   validateClaim,
@@ -47,6 +50,8 @@ export interface MemoryTaskStoreOptions {
   readonly now?: () => number;
   /** How often expired tasks are deleted (ms); they read as absent before that. Default 60 000. */
   readonly sweepIntervalMs?: number;
+  /** Where a listener's throw is reported. Default: `defaultLogger()`. */
+  readonly logger?: Logger;
 }
 
 type MutableRecord = { -readonly [K in keyof TaskRecord]: TaskRecord[K] };
@@ -68,12 +73,14 @@ export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, MutableRecord>();
   readonly #steps = new Map<string, Map<string, StepEntry>>();
   readonly #claimable = new Set<() => void>();
-  readonly #fanOut = new TaskFanOut((error, taskId) => console.error(`mcp-tasks: a listener of task ${taskId} threw:`, error));
+  readonly #fanOut = new TaskFanOut((error, taskId) => this.#logger.error({ taskId, err: logSafe(error) }, 'a listener of a task threw'));
+  readonly #logger: Logger;
   readonly #now: () => number;
   readonly #sweep: NodeJS.Timeout;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#logger = options.logger ?? defaultLogger();
     this.#sweep = setInterval(() => this.deleteExpired(), options.sweepIntervalMs ?? 60_000);
     this.#sweep.unref();
     this.events = {
@@ -117,6 +124,7 @@ export class MemoryTaskStore implements TaskStore {
       maxAttempts: task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       args: task.args === undefined ? null : structuredClone(task.args),
       clientCapabilities: task.clientCapabilities == null ? null : structuredClone(task.clientCapabilities),
+      traceContext: task.traceContext ?? null,
     };
     this.#tasks.set(task.taskId, record);
     if (record.nodeId === null) this.#announceClaimable();

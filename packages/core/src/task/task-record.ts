@@ -49,6 +49,11 @@ export interface TaskRecord {
   readonly args: JsonValue | null;
   /** The client capabilities the creating request declared (null: not known). */
   readonly clientCapabilities: ClientCapabilities | null;
+  /**
+   * The W3C `traceparent` of the span that created the task (the `tools/call` request), so a run
+   * on another node and every later request on the task join that trace. Absent without tracing.
+   */
+  readonly traceContext?: string | null;
 }
 
 /**
@@ -59,7 +64,7 @@ export interface TaskRecord {
  */
 export type TaskSnapshot = Pick<
   TaskRecord,
-  'taskId' | 'status' | 'statusMessage' | 'createdAt' | 'lastUpdatedAt' | 'ttlMs' | 'pollIntervalMs' | 'inputs' | 'result' | 'error' | 'scopes'
+  'taskId' | 'status' | 'statusMessage' | 'createdAt' | 'lastUpdatedAt' | 'ttlMs' | 'pollIntervalMs' | 'inputs' | 'result' | 'error' | 'scopes' | 'traceContext'
 >;
 
 /** What a caller gives a store to create a task. */
@@ -78,6 +83,8 @@ export interface NewTask {
   readonly args?: JsonValue;
   /** The creating request's client capabilities, stored with the task for any later run. */
   readonly clientCapabilities?: ClientCapabilities | null;
+  /** See {@link TaskRecord.traceContext}. */
+  readonly traceContext?: string | null;
   /** See {@link TaskRecord.resumable}. Default false. */
   readonly resumable?: boolean;
   /** See {@link TaskRecord.maxAttempts}. Default 3. */

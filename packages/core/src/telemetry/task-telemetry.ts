@@ -14,7 +14,10 @@ import {
 } from '@opentelemetry/api';
 import type { JsonRpcErrorObject } from '../errors/json-rpc-error.js';
 import type { JsonObject } from '../json/json-value.js';
-import type { TaskStatus } from '../task/task-status.js';
+import { isTerminal, type TaskStatus } from '../task/task-status.js';
+import type { TaskOwner } from '../task/task-owner.js';
+import type { Logger } from '../log/logger.js';
+import { ownerHash } from '../log/owner-hash.js';
 import { taskRunChannel, taskStatusChannel, type TaskRunMessage, type TaskStatusMessage } from './task-channels.js';
 
 /** Where telemetry goes; both default to the global OpenTelemetry providers (no-ops without an SDK). */
@@ -28,9 +31,14 @@ export interface TaskLabels {
   readonly taskId: string;
   readonly tool: string;
   readonly server: string;
+  /** Logged as its hash only; never in a span, a metric or a channel message. */
+  readonly owner?: TaskOwner;
 }
 
 const SCOPE = '@mcp-tasks/core';
+
+/** The `mcp.task.status` values of `mcp_tasks.finished`: each is exported at 0 from the start, so a rate of any of them has a series. */
+const FINISHED_STATUSES = ['completed', 'failed', 'cancelled', 'expired'] as const;
 
 /**
  * A node's telemetry: diagnostics_channel events, OpenTelemetry spans and metrics. Libraries only
@@ -39,6 +47,7 @@ const SCOPE = '@mcp-tasks/core';
  */
 export class TaskTelemetry {
   readonly #nodeId: string;
+  readonly #logger: Logger | undefined;
   readonly #tracerProvider: TracerProvider | undefined;
   readonly #created: Counter;
   readonly #finished: Counter;
@@ -49,11 +58,14 @@ export class TaskTelemetry {
   readonly #inputWaits: Counter;
   readonly #cancelDelivery: Histogram;
   readonly #quotaRefusals: Counter;
+  readonly #claims: Counter;
+  readonly #handovers: Counter;
   /** What every run's telemetry records into: one object for all runs. */
   readonly #runInstruments: RunInstruments;
 
-  constructor(nodeId: string, options: TelemetryOptions = {}) {
+  constructor(nodeId: string, options: TelemetryOptions = {}, logger?: Logger) {
     this.#nodeId = nodeId;
+    this.#logger = logger;
     this.#tracerProvider = options.tracerProvider;
     // Instruments are made here, not at import: the global meter provider is a no-op until the
     // application's SDK starts, and the API has no proxy for meters.
@@ -80,16 +92,32 @@ export class TaskTelemetry {
       advice: { explicitBucketBoundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
     });
     this.#quotaRefusals = meter.createCounter('mcp_tasks.quota.refusals', { description: 'Task creations refused by maxPerPrincipal' });
+    this.#claims = meter.createCounter('mcp_tasks.claims', { description: 'Queued or released tasks this node claimed to run' });
+    this.#handovers = meter.createCounter('mcp_tasks.handovers', { description: 'Resumable runs this node released for another node at drain' });
     this.#runInstruments = { running: this.#running, finished: this.#finished, unfinished: this.#unfinished, duration: this.#runDuration };
     // A sum with no data point is not exported at all: record zero so scrapers and dashboards see
     // `mcp_tasks_created_total` and `mcp_tasks_running` from the start.
     this.#created.add(0, { 'mcp_tasks.node.id': nodeId });
     this.#running.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#claims.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#inputWaits.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#quotaRefusals.add(0, { 'mcp_tasks.node.id': nodeId });
+    this.#handovers.add(0, { 'mcp_tasks.node.id': nodeId });
+    for (const status of FINISHED_STATUSES) this.#finished.add(0, { 'mcp_tasks.node.id': nodeId, 'mcp.task.status': status });
   }
 
   created(task: TaskLabels): void {
     this.#created.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.server': task.server });
+    this.#logger?.info(logFields(task), 'task created');
     this.status(task, 'working');
+  }
+
+  claimed(task: TaskLabels): void {
+    this.#claims.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
+  }
+
+  handedOver(task: TaskLabels): void {
+    this.#handovers.add(1, { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': this.#nodeId });
   }
 
   quotaRefused(tool: string, server: string): void {
@@ -111,6 +139,8 @@ export class TaskTelemetry {
 
   /** Publishes a status transition this node made or saw. */
   status(task: TaskLabels, status: TaskStatus): void {
+    // The node that wrote the terminal status says so, once per task.
+    if (isTerminal(status)) this.#logger?.info({ ...logFields(task), status }, 'task ended');
     if (!taskStatusChannel.hasSubscribers) return;
     const message: TaskStatusMessage = { ...pick(task), nodeId: this.#nodeId, status, at: new Date() };
     taskStatusChannel.publish(message);
@@ -235,6 +265,10 @@ export class RunTelemetry {
  * the task as it was for the lease to settle: a close, the database out for a whole lease).
  */
 export type RunEnd = 'parked' | 'released' | 'left';
+
+function logFields(task: TaskLabels): Record<string, string> {
+  return { taskId: task.taskId, tool: task.tool, server: task.server, ...(task.owner ? { owner: ownerHash(task.owner) } : {}) };
+}
 
 function pick(task: TaskLabels): TaskLabels {
   return { taskId: task.taskId, tool: task.tool, server: task.server };

@@ -1,4 +1,4 @@
-import { logSafe } from '@mcp-tasks/core';
+import { defaultLogger, logSafe } from '@mcp-tasks/core';
 import {
   bearerAuthChallengeResponse,
   getOAuthProtectedResourceMetadataUrl,
@@ -82,7 +82,7 @@ export function createEdgeAuth(options: EdgeAuthOptions): EdgeAuth {
           ...(options.requireResource ? { expectedResource: resource } : {}),
         });
       } catch (error) {
-        if (!(error instanceof OAuthError)) console.error(`demo: token verification failed: ${logSafe(error)}`);
+        if (!(error instanceof OAuthError)) defaultLogger().error({ err: logSafe(error) }, 'token verification failed');
         return bearerAuthChallengeResponse(error, { resourceMetadataUrl });
       }
     },

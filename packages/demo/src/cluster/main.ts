@@ -74,9 +74,11 @@ async function main(): Promise<void> {
   // The operator console on every node, with a token of this run's own unless one is given: its
   // sessions are signed with it, so the front may send each request to any node.
   const consoleToken = env['MCP_TASKS_CONSOLE_TOKEN'] || randomBytes(18).toString('base64url');
+  // The nodes' output is piped through this process: they log pretty lines when it has a terminal.
+  const prettyLogs = process.stdout.isTTY && !env['MCP_TASKS_LOG_FORMAT'] ? { MCP_TASKS_LOG_FORMAT: 'pretty', FORCE_COLOR: '1' } : {};
   for (let i = 1; i <= nodeCount; i += 1) {
     const nodePort = await freePort(host);
-    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl, MCP_TASKS_MIGRATE: 'false', MCP_TASKS_CONSOLE_TOKEN: consoleToken }));
+    nodes.push(startNodeProcess(`node-${i}`, host, nodePort, { DATABASE_URL: databaseUrl, MCP_TASKS_MIGRATE: 'false', MCP_TASKS_CONSOLE_TOKEN: consoleToken, ...prettyLogs }));
   }
   await Promise.all(nodes.map((node) => node.ready));
   if (stopping) return;

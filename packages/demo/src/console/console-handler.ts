@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import { defaultLogger } from '@mcp-tasks/core';
 import { readBody } from '../http/read-body.js';
 import { serveConsoleApi } from './console-api.js';
 import type { ConsoleConfig } from './console-config.js';
@@ -47,7 +48,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const signer = new SessionSigner(options.config.token);
   const csrf = new CsrfGuard(options.config.token);
   const limiter = options.limiter ?? new LoginLimiter();
-  const log = options.log ?? ((line: string) => console.log(`demo: ${line}`));
+  const log = options.log ?? ((line: string) => defaultLogger().info({}, line));
   const api = { operator: options.operator, stats: options.stats, csrf, log };
 
   return async (req, res, url, host) => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { logSafe } from '@mcp-tasks/core';
+import { defaultLogger, logSafe } from '@mcp-tasks/core';
 import { forbiddenBody, foreignRequest, jsonTextTooDeep, MAX_JSON_DEPTH, type McpTasksHandler, type OriginPolicy } from '@mcp-tasks/server';
 import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import type { EdgeAuth, EdgeAuthRequest } from '../auth/edge-auth.js';
@@ -48,7 +48,7 @@ export function createEdge(options: EdgeOptions): RequestListener {
   const originPolicy: OriginPolicy = options.originPolicy ?? { allowedHosts: 'any', allowedOrigins: [] };
   return (req, res) => {
     serve(req, res).catch((error: unknown) => {
-      console.error(`demo: request failed: ${logSafe(error)}`);
+      defaultLogger().error({ err: logSafe(error) }, 'request failed');
       if (!res.headersSent) jsonRpcError(res, 500, -32603, 'Internal error');
       else res.destroy();
     });

@@ -15,13 +15,18 @@ export function observeClusterGauges(stats: () => ClusterStats | undefined, mete
   const oldest = meter.createObservableGauge('mcp_tasks.cluster.oldest_live_task_age_seconds', {
     description: 'Age of the oldest working or input_required task in the whole cluster (the same on every node: aggregate with max, not sum)',
   });
+  const unclaimed = meter.createObservableGauge('mcp_tasks.cluster.unclaimed_tasks', {
+    description: 'Working tasks no node runs: queued beyond every node\'s capacity, or released and waiting for a claim (the same on every node: aggregate with max)',
+  });
   meter.addBatchObservableCallback(
     (observer) => {
       const latest = stats();
       if (!latest) return;
       for (const [status, count] of Object.entries(countsByStatus(latest))) observer.observe(tasks, count, { scope: 'cluster', status });
       observer.observe(oldest, latest.oldestLiveAgeMs === null ? 0 : latest.oldestLiveAgeMs / 1000, { scope: 'cluster' });
+      const waiting = latest.counts.filter((count) => count.nodeId === null && count.status === 'working').reduce((sum, count) => sum + count.count, 0);
+      observer.observe(unclaimed, waiting, { scope: 'cluster' });
     },
-    [tasks, oldest],
+    [tasks, oldest, unclaimed],
   );
 }

@@ -1,23 +1,28 @@
 // First: the OpenTelemetry SDK starts before anything that uses its providers is imported.
 import { demoTelemetry } from '../telemetry/start.js';
+import { logSafe, setDefaultLogger } from '@mcp-tasks/core';
 import { configFromEnv } from '../config.js';
 import { startDemoServer } from '../demo-server.js';
+import { demoLogger } from '../log/demo-logger.js';
 
-const server = await startDemoServer(configFromEnv(process.env), { prometheus: demoTelemetry.prometheus });
-console.log(`mcp-tasks demo listening on ${server.url}`);
+const logger = demoLogger(process.env);
+setDefaultLogger(logger);
+const server = await startDemoServer(configFromEnv(process.env), { prometheus: demoTelemetry.prometheus, logger });
+// Said at any level: the launcher and the tests wait for this line to know the node serves.
+logger.child({}, { level: 'info' }).info({ url: server.url }, `mcp-tasks demo listening on ${server.url}`);
 
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
   stopping = true;
-  console.log(`mcp-tasks demo: ${signal}, draining`);
+  logger.info({ signal }, `mcp-tasks demo: ${signal}, draining`);
   server
     .close()
     .then(() => demoTelemetry.shutdown())
     .then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error('mcp-tasks demo: shutdown failed:', error);
+        logger.error({ err: logSafe(error) }, 'mcp-tasks demo: shutdown failed');
         process.exit(1);
       },
     );

@@ -1,5 +1,6 @@
-import { MemoryTaskStore, type TaskNode, type TaskStore } from '@mcp-tasks/core';
+import { defaultLogger, MemoryTaskStore, type Logger, type TaskNode, type TaskStore } from '@mcp-tasks/core';
 import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
+import type { NodeGaugeSources } from '../metrics/node-gauges.js';
 import { postgresReadiness, type ReadinessCheck } from '../http/readiness.js';
 
 /** Cluster settings of the PostgreSQL store. */
@@ -12,6 +13,8 @@ export interface OpenStoreOptions {
   readonly migrate?: boolean | undefined;
   /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
   readonly clusterStatsMs?: number | undefined;
+  /** Where the store and its maintenance services log. Default: `defaultLogger()`. */
+  readonly logger?: Logger;
 }
 
 /** The store and what its readiness depends on. */
@@ -24,6 +27,8 @@ export interface OpenedStore {
   readonly operator?: PostgresOperator;
   /** The cluster's counts as this node last read them. */
   readonly clusterStats?: () => ClusterStats | undefined;
+  /** What the node's own gauges read (lease, listener, reaper, sweeper, pool). */
+  readonly gauges?: NodeGaugeSources;
 }
 
 /**
@@ -33,17 +38,19 @@ export interface OpenedStore {
  * reaper.
  */
 export async function openStore(databaseUrl: string | undefined, options: OpenStoreOptions = {}): Promise<OpenedStore> {
-  if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
+  const logger = options.logger ?? defaultLogger();
+  if (!databaseUrl) return { store: new MemoryTaskStore({ logger }), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
-  const { PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
+  const { maintenanceLoggerOf, poolStats, PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true, logger: maintenanceLoggerOf(logger) });
   try {
     const node = await PostgresTaskNode.start(store, {
+      logger: maintenanceLoggerOf(logger),
       ...(options.nodeId === undefined ? {} : { nodeId: options.nodeId }),
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
       ...(options.clusterStatsMs === undefined ? {} : { stats: { intervalMs: options.clusterStatsMs } }),
     });
-    return { store, node, readiness: postgresReadiness(store, node), operator: PostgresOperator.forStore(store), clusterStats: () => node.stats?.latest };
+    return { store, node, readiness: postgresReadiness(store, node), operator: PostgresOperator.forStore(store), clusterStats: () => node.stats?.latest, gauges: { store, node, poolStats: () => poolStats(store) } };
   } catch (error) {
     await store.close();
     throw error;

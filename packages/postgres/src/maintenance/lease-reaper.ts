@@ -41,6 +41,7 @@ export class LeaseReaper extends LeaderRoundService<ReapResult> {
   readonly config: Required<LeaseReaperConfig>;
   /** Test signals: each finished round, each batch (tasks failed). */
   readonly testSignals = { reaped: new TestSignal<ReapResult>(), batchFailed: new TestSignal<number>() };
+  #reaped = 0;
 
   constructor(context: SqlContext, schema: string, logger: MaintenanceLogger, config: LeaseReaperConfig = {}) {
     const resolved = withDefaults<LeaseReaperConfig>(DEFAULTS, config);
@@ -71,7 +72,13 @@ export class LeaseReaper extends LeaderRoundService<ReapResult> {
     return { ran: false, failed: 0, batches: 0, nodesDeleted: 0 };
   }
 
+  /** Tasks this node's rounds failed because their node's lease expired, since it started. */
+  get reaped(): number {
+    return this.#reaped;
+  }
+
   protected finished(result: ReapResult): void {
+    this.#reaped += result.failed;
     if (result.failed > 0) this.logger.warn(`lease reaper failed ${result.failed} task(s) of nodes whose lease expired`);
     this.testSignals.reaped.signal(result);
   }

@@ -74,6 +74,8 @@ export class NodeLease {
   readonly #context: SqlContext;
   readonly #logger: MaintenanceLogger;
   readonly #onLost: () => void;
+  #renewedAt: Date | undefined;
+  #losses = 0;
   #startedAt: Date | undefined;
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
@@ -103,6 +105,16 @@ export class NodeLease {
 
   get state(): NodeLeaseState {
     return this.#state;
+  }
+
+  /** When the lease was last registered or renewed (the node's gauge of its lease age). */
+  get renewedAt(): Date | undefined {
+    return this.#renewedAt;
+  }
+
+  /** Leases this node lost since it started (each one failed its live tasks). */
+  get losses(): number {
+    return this.#losses;
   }
 
   /** Registers the lease, settles what gone namesakes left live, and starts renewing. */
@@ -163,6 +175,7 @@ export class NodeLease {
     if (expiresAt) {
       this.#validUntil = sentAt + this.config.leaseMs;
       this.#abandoned = false;
+      this.#renewedAt = new Date();
       this.testSignals.renewed.signal(expiresAt);
       // A namesake killed just before this process started may have had a connection still open
       // then (the database notices a closed socket a moment later): look again, rather than leave
@@ -185,6 +198,7 @@ export class NodeLease {
     } finally {
       this.#abandonRuns();
     }
+    this.#losses += 1;
     this.#logger.warn(`node ${this.nodeId} lost its lease; failed ${failed} of its live tasks and registered again`);
     await this.#register();
     this.testSignals.lost.signal(failed);
@@ -193,6 +207,7 @@ export class NodeLease {
   async #register(): Promise<void> {
     const sentAt = performance.now();
     this.#startedAt = (await registerNode(this.#context, this.identity, this.config.leaseMs)).startedAt;
+    this.#renewedAt = new Date();
     this.#validUntil = sentAt + this.config.leaseMs;
     this.#abandoned = false;
   }

@@ -51,6 +51,8 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   readonly config: Required<TtlSweeperConfig>;
   /** Test signals: each finished sweep, each batch deleted (its row count), and each batch's size and time. */
   readonly testSignals = { swept: new TestSignal<SweepResult>(), batchDeleted: new TestSignal<number>(), batch: new TestSignal<SweepBatch>() };
+  #deleted = 0;
+  #lastRanAt: Date | undefined;
   #size: number;
 
   constructor(context: SqlContext, schema: string, logger: MaintenanceLogger, config: TtlSweeperConfig = {}) {
@@ -115,7 +117,19 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
     return { ran: false, deleted: 0, batches: 0 };
   }
 
+  /** Expired tasks this node's rounds deleted, since it started. */
+  get deleted(): number {
+    return this.#deleted;
+  }
+
+  /** When this node last ran a round as the leader (another node may be leading meanwhile). */
+  get lastRanAt(): Date | undefined {
+    return this.#lastRanAt;
+  }
+
   protected finished(result: SweepResult): void {
+    this.#deleted += result.deleted;
+    if (result.ran) this.#lastRanAt = new Date();
     this.testSignals.swept.signal(result);
   }
 }

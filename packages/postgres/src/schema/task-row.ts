@@ -8,7 +8,7 @@ import type { TaskRow } from './tasks-table.js';
  */
 export type TaskSnapshotRow = Pick<
   TaskRow,
-  'id' | 'status' | 'status_message' | 'created_at' | 'last_updated_at' | 'ttl_ms' | 'poll_interval_ms' | 'scopes' | 'result' | 'error'
+  'id' | 'status' | 'status_message' | 'created_at' | 'last_updated_at' | 'ttl_ms' | 'poll_interval_ms' | 'scopes' | 'result' | 'error' | 'trace_context'
 > & {
   readonly inputs: TaskRow['inputs'] | null;
   readonly input_keys: TaskRow['input_keys'] | null;
@@ -28,6 +28,7 @@ export function toTaskSnapshot(row: TaskSnapshotRow): TaskSnapshot {
     inputs: row.input_keys === null ? {} : orderedInputs(row.inputs, row.input_keys),
     result: (row.result ?? null) as JsonObject | null,
     error: (row.error ?? null) as JsonRpcErrorObject | null,
+    ...(row.trace_context ? { traceContext: row.trace_context } : {}),
   };
 }
 

@@ -30,6 +30,8 @@ export interface TasksTable {
   max_attempts: Generated<number>;
   args: unknown;
   client_capabilities: unknown;
+  /** Migration 0011: the creating span's `traceparent`. */
+  trace_context?: string | null;
 }
 
 /** A `task_steps` row (see migrations/0004_durable_work.sql). */

@@ -29,7 +29,8 @@ export async function createTask(context: SqlContext, task: NewTask, statusMessa
           ${task.nodeId}, ${Number.isFinite(maxLive) ? maxLive : null}::integer,
           ${task.args === undefined ? null : JSON.stringify(task.args)}::jsonb,
           ${task.clientCapabilities == null ? null : JSON.stringify(task.clientCapabilities)}::jsonb,
-          ${task.resumable ?? false}::boolean, ${task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}::integer
+          ${task.resumable ?? false}::boolean, ${task.maxAttempts ?? DEFAULT_MAX_ATTEMPTS}::integer,
+          ${task.traceContext ?? null}::text
         ) AS created
     `,
     );

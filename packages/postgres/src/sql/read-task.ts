@@ -16,7 +16,7 @@ export async function readTask(context: SqlContext, ref: TaskRef): Promise<TaskS
     context,
     'read_task',
     sql<TaskSnapshotRow>`
-    SELECT id, status, status_message, created_at, last_updated_at, ttl_ms, poll_interval_ms, scopes, result, error,
+    SELECT id, status, status_message, created_at, last_updated_at, ttl_ms, poll_interval_ms, scopes, result, error, trace_context,
            CASE WHEN status = 'input_required' THEN inputs END AS inputs,
            CASE WHEN status = 'input_required' THEN input_keys END AS input_keys
       FROM ${context.tasks}

@@ -1,11 +1,11 @@
-import { logSafe } from '@mcp-tasks/core';
+import { defaultLogger, logSafe } from '@mcp-tasks/core';
 import { metrics, type Counter, type MeterProvider } from '@opentelemetry/api';
 
 /** Options of {@link ClientMistakeLog}. */
 export interface ClientMistakeLogOptions {
   /** At most one line per this many ms, node-wide; the next line counts what was left out. Default 60 000. */
   readonly intervalMs?: number;
-  /** Where the line goes. Default `console.warn`. */
+  /** Where the line goes. Default: the process's logger, at `warn`. */
   readonly log?: (line: string) => void;
 }
 
@@ -29,7 +29,7 @@ export class ClientMistakeLog {
     this.#counter = meter.createCounter('mcp_tasks.client_mistakes', { description: 'Requests refused as malformed (a client mistake) on this node, by kind; logged at most once per interval' });
     this.#intervalMs = options.intervalMs ?? 60_000;
     if (!(this.#intervalMs >= 0)) throw new RangeError('clientMistakes.intervalMs must be a non-negative number of ms');
-    this.#log = options.log ?? ((line) => console.warn(line));
+    this.#log = options.log ?? ((line) => defaultLogger().warn({}, line));
   }
 
   record(kind: string, error: Error): void {

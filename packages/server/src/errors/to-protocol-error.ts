@@ -1,10 +1,10 @@
-import { internalErrorWithRef, JsonRpcError, logSafe, newErrorRef } from '@mcp-tasks/core';
+import { defaultLogger, internalErrorWithRef, JsonRpcError, logSafe, newErrorRef } from '@mcp-tasks/core';
 import { ProtocolError } from '@modelcontextprotocol/server';
 
 /** Where the details of an internal error go; the client sees only its reference. */
 export type InternalErrorReporter = (error: unknown, ref: string) => void;
 
-const logInternalError: InternalErrorReporter = (error, ref) => console.error(`mcp-tasks: internal error ref ${ref}: ${logSafe(error)}`);
+const logInternalError: InternalErrorReporter = (error, ref) => defaultLogger().error({ ref, err: logSafe(error) }, 'internal error');
 
 /**
  * The SDK error that answers a request with exactly the core error's code, message and data; the

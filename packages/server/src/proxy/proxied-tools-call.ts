@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type LiveTaskCount, type TaskRef } from '@mcp-tasks/core';
+import { defaultLogger, ErrorCode, JsonRpcError, logSafe, QuotaExceededError, RuntimeDrainingError, type JsonObject, type LiveTaskCount, type TaskRef } from '@mcp-tasks/core';
 import { inputRequired, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { clientCapabilitiesOf } from '../capability/client-capabilities.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
@@ -199,13 +199,13 @@ function retryOf(mount: UpstreamMount, ctx: ServerContext): Pick<UpstreamCallOpt
 
 /** Ends a reservation the upstream did not make a task for: its run stops before calling anything. */
 async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
-  await deps.runtime.cancel(reserved).catch((error: unknown) => console.error(`mcp-tasks: giving up reserved task ${reserved.taskId} failed: ${logSafe(error)}`));
+  await deps.runtime.cancel(reserved).catch((error: unknown) => defaultLogger().error({ taskId: reserved.taskId, err: logSafe(error) }, 'giving up a reserved task failed'));
   deps.pending.settle(reserved.taskId, { kind: 'none' });
 }
 
 /** An upstream task no task of ours mirrors: owed a cancel under a key of its own (each such task is owed once). */
 async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask): Promise<void> {
   await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}:${randomUUID()}`, mount, task).catch((error: unknown) => {
-    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${task.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: mount.name, upstreamTaskId: task.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
+import { defaultLogger, ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
 import { abortableSleep as sleep } from './abortable-sleep.js';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
@@ -91,7 +91,7 @@ class RelayInputError extends Error {
 /** Owes the upstream the cancel of the journaled task (the upstream may be the reason the relay gave up: it is retried). */
 async function owe(deps: RelayDeps, taskId: string, mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
   await deps.oweCancel(taskId, mount, upstream).catch((error: unknown) => {
-    console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${upstream.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: mount.name, upstreamTaskId: upstream.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }
 
@@ -192,7 +192,7 @@ async function relayInput(client: UpstreamClient, name: string, upstream: Journa
   try {
     await client.updateTask(upstream.taskId, { [key]: answer }, upstream.session);
   } catch (error) {
-    console.error(`mcp-tasks: upstream ${name}: forwarding input ${JSON.stringify(key)} of task ${ctx.taskId} failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`);
+    defaultLogger().error({ upstream: name, inputKey: logSafe(key), taskId: ctx.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'forwarding an input upstream failed, retrying');
     throw new ForwardFailed();
   }
 }

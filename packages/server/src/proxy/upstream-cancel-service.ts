@@ -1,4 +1,4 @@
-import { ErrorCode, logSafe, type OwedUpstreamCancel, type UpstreamCancelLedger } from '@mcp-tasks/core';
+import { defaultLogger, ErrorCode, logSafe, type OwedUpstreamCancel, type UpstreamCancelLedger } from '@mcp-tasks/core';
 import { metrics, type Counter, type MeterProvider } from '@opentelemetry/api';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
@@ -102,7 +102,7 @@ export class UpstreamCancelService {
     let full = false;
     this.#round = this.#once()
       .then((claimed) => void (full = claimed >= this.#batch))
-      .catch((error: unknown) => console.error(`mcp-tasks: delivering upstream cancels failed, retrying: ${logSafe(error instanceof Error ? error.message : error)}`))
+      .catch((error: unknown) => defaultLogger().error({ err: logSafe(error instanceof Error ? error.message : error) }, 'delivering upstream cancels failed, retrying'))
       .finally(() => {
         this.#round = undefined;
         this.#rounds += 1;
@@ -157,7 +157,7 @@ export class UpstreamCancelService {
         return error.retryAfterMs;
       }
       if (cancel.attempts >= this.#maxAttempts) {
-        console.error(`mcp-tasks: upstream ${mount.name}: cancelling task ${cancel.upstreamTaskId} of ${cancel.taskId} given up after ${cancel.attempts} attempts: ${logSafe(message)}`);
+        defaultLogger().error({ upstream: mount.name, upstreamTaskId: cancel.upstreamTaskId, taskId: cancel.taskId, attempts: cancel.attempts, err: logSafe(message) }, 'an upstream cancel was given up');
         await this.#settled(cancel, 'abandoned');
         return undefined;
       }

@@ -1,4 +1,4 @@
-import { logSafe } from '@mcp-tasks/core';
+import { defaultLogger, logSafe } from '@mcp-tasks/core';
 import { MountedTool } from './mounted-tool.js';
 import { StreamableHttp2025Client } from './streamable-http-2025.js';
 import { StreamableHttp2026Client } from './streamable-http-2026.js';
@@ -133,7 +133,7 @@ export class UpstreamMount {
     const attempt = (): void => {
       this.tools().catch((error: unknown) => {
         if (stopped) return;
-        console.error(`mcp-tasks: upstream ${this.name}: tools/list failed, retrying in ${delay} ms: ${logSafe(error instanceof UpstreamError ? error.message : error)}`);
+        defaultLogger().error({ upstream: this.name, retryInMs: delay, err: logSafe(error instanceof UpstreamError ? error.message : error) }, 'upstream tools/list failed, retrying');
         timer = setTimeout(attempt, delay);
         timer.unref();
         delay = Math.min(delay * 2, 60_000);
@@ -156,7 +156,7 @@ export class UpstreamMount {
       if (!this.#filter(tool)) continue;
       const schemaBytes = Buffer.byteLength(JSON.stringify(tool.inputSchema), 'utf8') + Buffer.byteLength(JSON.stringify(tool.outputSchema ?? {}), 'utf8');
       if (schemaBytes > this.#maxSchemaBytes) {
-        console.error(`mcp-tasks: upstream ${this.name}: tool ${logSafe(tool.name)} is not served: its schemas are ${schemaBytes} bytes, over maxSchemaBytes ${this.#maxSchemaBytes}`);
+        defaultLogger().error({ upstream: this.name, tool: logSafe(tool.name), schemaBytes, maxSchemaBytes: this.#maxSchemaBytes }, 'an upstream tool is not served: its schemas are over maxSchemaBytes');
         continue;
       }
       const exposed = this.#rename(tool.name);

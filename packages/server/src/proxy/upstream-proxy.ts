@@ -1,4 +1,4 @@
-import { logSafe, type JsonObject, type TaskRef, type TaskRuntime, type UpstreamCancelLedger } from '@mcp-tasks/core';
+import { defaultLogger, logSafe, type JsonObject, type TaskRef, type TaskRuntime, type UpstreamCancelLedger } from '@mcp-tasks/core';
 import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { HandlerDeps } from '../handlers/handler-deps.js';
@@ -76,7 +76,7 @@ export class UpstreamProxy {
         try {
           return [...(await mount.tools()).values()];
         } catch (error) {
-          console.error(`mcp-tasks: upstream ${mount.name}: its tools are not listed: ${logSafe(error instanceof Error ? error.message : error)}`);
+          defaultLogger().error({ upstream: mount.name, err: logSafe(error instanceof Error ? error.message : error) }, 'the upstream tools are not listed');
           return [];
         }
       }),
@@ -138,7 +138,7 @@ export class UpstreamProxy {
       const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
       if (typeof journaled?.taskId === 'string') await this.#owe(ref.taskId, mount, { taskId: journaled.taskId, ...(typeof journaled.session === 'string' ? { session: journaled.session } : {}) });
     } catch (error) {
-      console.error(`mcp-tasks: cancelling the upstream task of ${ref.taskId} failed: ${logSafe(error instanceof Error ? error.message : error)}`);
+      defaultLogger().error({ taskId: ref.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling the upstream task failed');
     }
   }
 
@@ -150,7 +150,7 @@ export class UpstreamProxy {
     try {
       await this.#ledger.owe({ taskId, upstream: mount.name, upstreamTaskId: task.taskId, ...(task.session === undefined ? {} : { session: task.session }) });
     } catch (error) {
-      console.error(`mcp-tasks: upstream ${mount.name}: the cancel of task ${task.taskId} could not be recorded, trying it once: ${logSafe(error instanceof Error ? error.message : error)}`);
+      defaultLogger().error({ upstream: mount.name, upstreamTaskId: task.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'the upstream cancel could not be recorded, trying it once');
       await mount.client.cancelTask(task.taskId, task.session).catch(() => undefined);
       return;
     }

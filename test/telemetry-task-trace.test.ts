@@ -1,0 +1,120 @@
+// One task's traces across two node processes, captured over OTLP: the task is created on A
+// (full, so queued), its run is claimed by B, and B's `execute_tool` span is a child of A's
+// `tools/call` span in the same trace; the polls and the cancel, on either node, link to it.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
+import { within } from './support/within.js';
+import { rpc } from './server-raw-client.js';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+  links?: { traceId: string; spanId: string; attributes?: { key: string; value: Record<string, unknown> }[] }[];
+}
+
+interface Captured extends OtlpSpan {
+  readonly service: string;
+}
+
+function attribute(span: OtlpSpan, key: string): unknown {
+  const found = span.attributes?.find((a) => a.key === key)?.value;
+  return found === undefined ? undefined : Object.values(found)[0];
+}
+
+describe('traces that follow a task across nodes', { timeout: 120_000 }, () => {
+  let database: TestDatabase;
+  let sink: Server;
+  const spans: Captured[] = [];
+  let a: DemoProcess;
+  let b: DemoProcess;
+
+  before(async () => {
+    database = await createTestDatabase();
+    sink = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') {
+          const message = JSON.parse(body) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: OtlpSpan[] }[] }[] };
+          for (const resource of message.resourceSpans) {
+            const service = resource.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+            for (const scope of resource.scopeSpans) for (const span of scope.spans) spans.push({ ...span, service });
+          }
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+    const env = (service: string, extra: Record<string, string> = {}) => ({
+      DATABASE_URL: database.url,
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_SERVICE_NAME: service,
+      MCP_TASKS_POLL_INTERVAL_MS: '100',
+      MCP_TASKS_LOG_LEVEL: 'warn',
+      ...extra,
+    });
+    // A runs one task at a time: the second waits for a node with room, which is B.
+    a = await spawnDemoNode('trace-a', env('node-a', { MCP_TASKS_MAX_RUNS: '1' }));
+    b = await spawnDemoNode('trace-b', env('node-b'));
+  });
+
+  after(async () => {
+    for (const node of [a, b]) node?.child.kill('SIGTERM');
+    await Promise.all([a, b].map((node) => node && within(node.exited, 15_000, 'a node to exit')));
+    sink?.closeAllConnections();
+    await new Promise((resolve) => sink?.close(resolve));
+    await database?.drop();
+  });
+
+  it("ties the create on A, the run claimed on B, the polls and the cancel into the creating request's trace", async () => {
+    const first = await rpc(a.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } });
+    assert.ok(first.result?.['taskId'], JSON.stringify(first.body));
+    const created = await rpc(a.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'claimed' } });
+    const taskId = created.result?.['taskId'] as string;
+    assert.ok(taskId, JSON.stringify(created.body));
+    await eventually(async () => (await metric(b.base, 'mcp_tasks_claims_total')) >= 1, 20_000, 'B claims the queued task');
+    await rpc(a.url, 'tasks/get', { taskId });
+    await rpc(b.url, 'tasks/get', { taskId });
+    await rpc(a.url, 'tasks/cancel', { taskId });
+    await rpc(a.url, 'tasks/cancel', { taskId: first.result!['taskId'] });
+
+    const ofTask = (name: string) => spans.filter((span) => span.name === name && attribute(span, 'mcp.task.id') === taskId);
+    await eventually(async () => ofTask('execute_tool slow_compute').length === 1 && ofTask('tasks/cancel').length === 1 && ofTask('tasks/get').length === 2, 20_000, 'the spans are exported');
+
+    const [call] = ofTask('tools/call slow_compute');
+    assert.ok(call, 'the creating tools/call span');
+    assert.equal(call.service, 'node-a');
+    assert.equal(attribute(call, 'mcp.method.name'), 'tools/call');
+    assert.equal(attribute(call, 'gen_ai.tool.name'), 'slow_compute');
+    assert.equal(attribute(call, 'mcp.protocol.version'), '2026-07-28');
+    assert.equal(typeof attribute(call, 'jsonrpc.request.id'), 'string');
+
+    const [run] = ofTask('execute_tool slow_compute');
+    assert.equal(run!.service, 'node-b', 'the run was claimed on B');
+    assert.equal(run!.traceId, call.traceId, 'in the creating trace');
+    assert.equal(run!.parentSpanId, call.spanId, 'a child of the creating tools/call span');
+    assert.equal(attribute(run!, 'gen_ai.tool.name'), 'slow_compute');
+    assert.match(String(attribute(run!, 'mcp_tasks.node.id')), /^trace-b\//);
+    assert.equal(attribute(run!, 'mcp.task.status'), 'cancelled');
+
+    for (const span of [...ofTask('tasks/get'), ...ofTask('tasks/cancel')]) {
+      assert.ok(
+        span.links?.some((link) => link.traceId === call.traceId && link.spanId === call.spanId),
+        `${span.name} on ${span.service} links to the creating span: ${JSON.stringify(span.links)}`,
+      );
+      assert.equal(attribute(span, 'mcp.method.name'), span.name);
+    }
+    assert.deepEqual(new Set(ofTask('tasks/get').map((span) => span.service)), new Set(['node-a', 'node-b']));
+  });
+});
