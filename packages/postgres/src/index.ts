@@ -32,3 +32,5 @@ export {
 export { ClusterStatsService, type ClusterStatsConfig, type ClusterStatsRound } from './maintenance/cluster-stats-service.js';
 export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stats/cluster-stats.js';
 export { redactedValue, type RedactedValue } from './operator/redacted-value.js';
+export { operatorErrorOf, withoutStack, type OperatorErrorView } from './operator/operator-error.js';
+export { inputQuestionOf, type InputQuestion, type QuestionField } from './operator/input-question.js';
