@@ -1,32 +1,11 @@
 import { cliVersion } from '../version.js';
+import { RpcError, TransportError, type JsonObject, type RpcClient } from './json-rpc-types.js';
+import { sseMessages } from './sse-messages.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const PROTOCOL_VERSION = '2026-07-28';
 
-/** A JSON-RPC error the server answered with. */
-export class RpcError extends Error {
-  override readonly name = 'RpcError';
-  constructor(
-    readonly method: string,
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** The server could not be reached or answered something that is not JSON-RPC. */
-export class TransportError extends Error {
-  override readonly name = 'TransportError';
-}
-
-export type JsonObject = Record<string, any>;
-
-/** What following a call needs of a client, whichever revision it speaks. */
-export interface RpcClient {
-  request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject>;
-}
+export { RpcError, TransportError, sseMessages, type JsonObject, type RpcClient };
 
 /**
  * A client of the protocol over Streamable HTTP at revision 2026-07-28: every request carries
@@ -123,24 +102,4 @@ function isJsonRpcAnswer(body: unknown): body is JsonObject {
   if (typeof body !== 'object' || body === null) return false;
   const message = body as JsonObject;
   return 'result' in message || (typeof message['error'] === 'object' && message['error'] !== null && typeof message['error'].code === 'number');
-}
-
-/** The JSON-RPC messages of an SSE response body, as they arrive. */
-export async function* sseMessages(res: Response): AsyncGenerator<JsonObject> {
-  if (!res.body) return;
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''));
-      if (data.length > 0) yield JSON.parse(data.join('\n')) as JsonObject;
-    }
-  }
 }

@@ -11,7 +11,7 @@ import { answerTaskInput, followLegacyTask } from './follow-legacy-task.js';
 import type { LegacyHttpClient } from './legacy-http-client.js';
 import { McpHttpClient, RpcError, TransportError, type JsonObject, type RpcClient } from './mcp-http-client.js';
 import { plainDisplay, terminalDisplay } from './progress-display.js';
-import { printable } from '../printable.js';
+import { printable, printableIo } from '../printable.js';
 
 /** How long a Ctrl-C waits by default for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
 export const DEFAULT_CANCEL_WAIT_MS = 10_000;
@@ -30,7 +30,9 @@ export interface CallOptions {
 }
 
 /** `mcp-tasks call`: one tool call followed to its end, and the exit code it ends with. */
-export async function runCall(options: CallOptions, io: CommandIo, terminal: CommandTerminal): Promise<number> {
+export async function runCall(options: CallOptions, givenIo: CommandIo, terminal: CommandTerminal): Promise<number> {
+  // Whatever the server wrote (a result, an error, a status, a question) reaches the terminal only through this.
+  const io = printableIo(givenIo);
   // The revision's client once the server told which it speaks; the cancel goes through it.
   let client: RpcClient = new McpHttpClient(options.url, options.token);
   let legacy: LegacyHttpClient | undefined;
@@ -49,7 +51,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
   };
   const display = terminal.isTTY ? terminalDisplay(terminal.output, terminal.columns) : plainDisplay(io.err);
   const reader = new LineReader(terminal.input, terminal.output, terminal.isTTY, onInterrupt);
-  const ui: CallUi = { display, reader, say: (line) => display.say(line) };
+  const ui: CallUi = { display, reader, say: (line) => display.say(printable(line, true)) };
   const stopListening = terminal.onInterrupt(onInterrupt);
   let taskId: string | undefined;
   try {

@@ -1,0 +1,24 @@
+/** A JSON-RPC error the server answered with. */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The server could not be reached or answered something that is not JSON-RPC. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+}
+
+export type JsonObject = Record<string, any>;
+
+/** What following a call needs of a client, whichever revision it speaks. */
+export interface RpcClient {
+  request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject>;
+}
