@@ -11,9 +11,19 @@ export class RpcError extends Error {
   }
 }
 
+/** How far a request that failed in transit got: `refused` never reached the server; `lost` may have. */
+export type Reach = 'refused' | 'lost';
+
 /** The server could not be reached or answered something that is not JSON-RPC. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';
+  constructor(
+    message: string,
+    /** Set when the server was out of reach (a connection failure, a gateway's 502/503/504): worth a retry. */
+    readonly reach?: Reach,
+  ) {
+    super(message);
+  }
 }
 
 export type JsonObject = Record<string, any>;
