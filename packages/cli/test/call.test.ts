@@ -166,6 +166,19 @@ describe('mcp-tasks call, not on a terminal', { timeout: 120_000 }, () => {
     }
   });
 
+  it('mcp-tasks tools URL lists each tool with its description, task support and arguments (--json: as listed)', async () => {
+    const run = await mcpTasks(['tools', demo.url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^export {2}\(task: optional\)\n {2}Exports a project file by file[^\n]*\n {2}--arg project=… {2}a string[^\n]*\(required\)\n {2}--arg files=… {2}an integer[^\n]*/m);
+    assert.match(run.stdout, /^failing_job {2}\(task: required\)$/m);
+    assert.match(run.stdout, /^greet {2}\(task: forbidden\)\n {2}Says hello/m);
+    const json = JSON.parse((await mcpTasks(['tools', demo.url, '--json'])).stdout) as { name: string; inputSchema: unknown }[];
+    assert.ok(json.some((tool) => tool.name === 'export' && typeof tool.inputSchema === 'object'));
+    const unreachable = await mcpTasks(['tools', `http://127.0.0.1:${await closedPort()}/mcp`]);
+    assert.equal(unreachable.code, 1);
+    assert.match(unreachable.stderr, /could not reach .*ECONNREFUSED/);
+  });
+
   it('a server out of reach or a URL that is not http is a clear error', async () => {
     const port = await closedPort();
     const unreachable = await mcpTasks(['call', `http://127.0.0.1:${port}/mcp`, 'greet']);
