@@ -170,9 +170,16 @@ describe('npm start\'s launcher', { timeout: 240_000 }, () => {
     assert.deepEqual((await runDirs(dir)).filter((name) => !name.endsWith('alive1')).length, 1, 'the stale folders are gone, this run has one');
     const created = await rpc(url, 'tools/call', { name: 'export', arguments: { project: 'p', files: 2, delayMs: 20 } });
     await waitFor(url, created.result!['taskId'] as string, (task) => task['status'] === 'completed');
+    // The printed operator command reaches this run's embedded database as printed.
+    const operator = await waitForOutput(launcher.output, /operator commands \(tasks list, nodes, status\): (.+)/, launcher.exited, 5_000);
+    assert.match(operator, /^DATABASE_URL=\S*postgres(ql)?:\/\/\S+ npx mcp-tasks nodes$/);
+    const listed = await runPrinted(t, operator);
+    assert.equal(listed.code, 0, listed.output);
+    for (const name of ['node-1', 'node-2', 'node-3']) assert.match(listed.output, new RegExp(`^${name}/[0-9a-f]{16}\\s`, 'm'), listed.output);
     launcher.signalGroup('SIGINT');
     assert.equal(await within(launcher.exited, 60_000, 'exit after Ctrl-C'), 130, launcher.output());
-    assert.match(launcher.output(), /SIGTERM: draining the nodes[\s\S]*stopping PostgreSQL/);
+    assert.match(launcher.output(), /Ctrl-C: draining the nodes[\s\S]*stopping PostgreSQL/);
+    assert.doesNotMatch(launcher.output(), /mcp-tasks cluster: SIGTERM/, 'a Ctrl-C is called one');
     assert.deepEqual(await launcher.survivors(), []);
     assert.deepEqual(await runDirs(dir), [`${RUN_DIR_PREFIX}alive1`]);
   });

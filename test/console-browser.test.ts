@@ -1,7 +1,8 @@
 // The operator console in a real headless browser (the system's Chromium, driven by
 // playwright-core): sign-in with the console token, a task created through MCP showing within
-// 2 s, a click on cancel cancelling it, a cancel without the CSRF token refused, and the
-// `?token=` sign-in for scripts. Screenshots of each view go to MCP_TASKS_CONSOLE_SCREENSHOTS
+// 2 s, a click on cancel cancelling it, the question a task waits on shown as its form, a failed
+// task's code and message, a tool error marked as one, the counts' age, a cancel without the
+// CSRF token refused, and the `?token=` sign-in for scripts. Screenshots of each view go to MCP_TASKS_CONSOLE_SCREENSHOTS
 // (docs/console to refresh the documentation's), else to a temporary folder.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -131,10 +132,43 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     await eventually(async () => (await taskOf('bob', askingId))['status'] === 'input_required', 10_000, 'confirm_delete asks');
     await page.locator(`tr[data-task-id="${askingId}"]`).click();
     await page.waitForSelector('#detail-inputs td:has-text("elicitation/create")', { timeout: 10_000 });
-    assert.doesNotMatch((await page.locator('#detail').textContent())!, /bob-private/, 'the question is shown as keys and size only');
+    // The question is shown as the form it is: the tool's message and each field with its type.
+    const question = page.locator('#detail-inputs td.question');
+    assert.equal(await question.locator('.question-message').textContent(), 'Delete bob-private.pdf?');
+    assert.equal(await question.locator('li').textContent(), 'confirm: boolean, required');
+    assert.match((await page.locator('#detail-inputs').textContent())!, /not answered/);
     await screenshot(page, 'detail-input');
     assert.deepEqual(policyViolations, []);
     await context.close();
+  });
+
+  it('shows a failed task\'s code and message at #task=ID and keeps it open; a tool error reads as one; the counts say how old they are', async () => {
+    const failed = (await authRpc(demo.url, 'alice', 'tools/call', { name: 'protocol_error_job', arguments: {} })).result!['taskId'] as string;
+    const toolError = (await authRpc(demo.url, 'alice', 'tools/call', { name: 'failing_job', arguments: {} })).result!['taskId'] as string;
+    await eventually(async () => (await taskOf('alice', failed))['status'] === 'failed', 15_000, 'protocol_error_job fails');
+    await eventually(async () => (await taskOf('alice', toolError))['status'] === 'completed', 15_000, 'failing_job completes');
+    const signedIn = await signedInPage();
+    // A fresh load of the link, as an operator pasting it would.
+    const page = await signedIn.context().newPage();
+    await page.goto(`${demo.base}/console#task=${encodeURIComponent(failed)}`);
+    await page.waitForSelector(`#detail-id:has-text("${failed}")`, { timeout: 10_000 });
+    await page.waitForSelector('#detail-fields dd:has-text("code -32603")', { timeout: 10_000 });
+    const fields = (await page.locator('#detail-fields').textContent())!;
+    assert.match(fields, /code -32603: The job hit an internal protocol error; data keys reason; 22 bytes/);
+    assert.doesNotMatch(fields, /simulated|object Object/);
+    // Still open after further refreshes, and no error above the list.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    assert.equal(await page.locator('#detail').isVisible(), true, 'the detail of a failed task stays open');
+    assert.equal(await page.locator('#error').isVisible(), false);
+    await screenshot(page, 'detail-failed');
+
+    const toolRow = page.locator(`tr[data-task-id="${toolError}"] td.status`);
+    await toolRow.waitFor({ state: 'visible', timeout: 5_000 });
+    assert.equal(await toolRow.textContent(), 'completed: tool error');
+    assert.match((await toolRow.getAttribute('class'))!, /tool-error/);
+    assert.doesNotMatch((await toolRow.getAttribute('class'))!, /\bcompleted\b/, 'not styled as a success');
+    await eventually(async () => /^counted \d+(ms|s) ago by \S+ \(the task list below is live\)$/.test((await page.locator('#counts-caption').textContent())!), 10_000, 'the counts table says how old it is');
+    await page.context().close();
   });
 
   it('refuses a cancel POST without the CSRF token, even with the session cookie', async () => {

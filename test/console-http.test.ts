@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { postConsoleSignIn } from './support/console-sign-in.js';
 import { authRpc } from './auth-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
@@ -31,7 +32,10 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     return reply.result!['taskId'] as string;
   }
   async function signIn(base: string, token: string): Promise<Response> {
-    return fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+    return postConsoleSignIn(base, token);
+  }
+  function sessionCookies(response: Response): string[] {
+    return response.headers.getSetCookie().filter((cookie) => cookie.startsWith('mcp_tasks_console='));
   }
   function cookieOf(response: Response): string {
     const header = response.headers.getSetCookie().find((cookie) => cookie.startsWith('mcp_tasks_console='));
@@ -91,7 +95,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
   it('signs in with the console token or an operator-scoped bearer token, in an HttpOnly, SameSite=Strict cookie', async () => {
     const wrong = await signIn(demo.base, 'console-token-for-the-http-tesT');
     assert.equal(wrong.status, 401);
-    assert.equal(wrong.headers.getSetCookie().length, 0);
+    assert.deepEqual(sessionCookies(wrong), [], 'no session cookie (only the re-served form\'s)');
     const notOperator = await signIn(demo.base, 'alice');
     assert.equal(notOperator.status, 401, 'a bearer token without the operator scope is refused');
 
@@ -124,7 +128,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     assert.match(await page.text(), /<script src="\/console\/static\/console.js" defer><\/script>/);
     const wrong = await fetch(`${demo.base}/console?token=nope`, { redirect: 'manual' });
     assert.equal(wrong.status, 401);
-    assert.equal(wrong.headers.getSetCookie().length, 0);
+    assert.deepEqual(sessionCookies(wrong), [], 'no session cookie (only the re-served form\'s)');
   });
 
   it('cancels only with the session\'s CSRF token from the console\'s own origin, as the operator command does', async () => {
@@ -194,6 +198,54 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     assert.equal(summary.body.nodes[0].expired, false);
   });
 
+  it('answers 400, not 500, to a NUL in any filter, the cursor or a task id, and to an age beyond PostgreSQL\'s intervals', async () => {
+    const { cookie, csrf } = await session();
+    for (const query of ['owner=a%00b', 'tool=%00', 'node=n%00', 'after=x%00y', 'status=%00', 'olderThan=999999999d', 'olderThan=99999999999ms']) {
+      const bad = await api(`/console/api/tasks?${query}`, cookie);
+      assert.equal(bad.status, 400, `${query}: ${JSON.stringify(bad.body)}`);
+      assert.match(bad.body.error, /control character|olderThan|status must be/, query);
+    }
+    assert.deepEqual(await api('/console/api/tasks/abc%00def', cookie), { status: 400, body: { error: 'malformed task id' } });
+    const cancel = await fetch(`${demo.base}/console/api/tasks/abc%00def/cancel`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf } });
+    assert.equal(cancel.status, 400);
+    assert.doesNotMatch(demo.output(), /invalid byte sequence|interval field value out of range|\n\s+at /, 'nothing reached PostgreSQL or logged a stack');
+  });
+
+  it('shows a failed task\'s error code and message (its data as keys and size, no stack) and marks a tool error', async () => {
+    const { cookie } = await session();
+    const failed = (await authRpc(demo.url, 'alice', 'tools/call', { name: 'protocol_error_job', arguments: {} })).result!['taskId'] as string;
+    const toolError = (await authRpc(demo.url, 'alice', 'tools/call', { name: 'failing_job', arguments: {} })).result!['taskId'] as string;
+    await eventually(async () => (await api(`/console/api/tasks/${failed}`, cookie)).body.status === 'failed', 15_000, 'protocol_error_job fails');
+    await eventually(async () => (await api(`/console/api/tasks/${toolError}`, cookie)).body.status === 'completed', 15_000, 'failing_job completes');
+    const detail = (await api(`/console/api/tasks/${failed}`, cookie)).body;
+    assert.deepEqual(detail.error, { code: -32603, message: 'The job hit an internal protocol error', data: { keys: ['reason'], bytes: 22 } });
+    assert.equal(detail.toolError, false);
+    const listed = (await api('/console/api/tasks?owner=alice&tool=failing_job', cookie)).body.tasks;
+    assert.equal(listed[0].toolError, true, 'a completed task with isError is marked');
+    assert.equal((await api(`/console/api/tasks/${toolError}`, cookie)).body.toolError, true);
+  });
+
+  it('needs the sign-in form\'s CSRF token for a sign-in POST; ?token= still signs in without it', async () => {
+    const bare = await fetch(`${demo.base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: CONSOLE_TOKEN }) });
+    assert.equal(bare.status, 403);
+    assert.match(await bare.text(), /sign-in form expired or came from elsewhere/);
+    assert.deepEqual(sessionCookies(bare), [], 'no session');
+    const noField = await postConsoleSignIn(demo.base, CONSOLE_TOKEN, { form: false });
+    assert.equal(noField.status, 403, 'the cookie alone is not enough');
+    // A form served by one node signs in on another (the key is the console token's).
+    const served = await fetch(`${secure.base}/console/login`);
+    const formToken = /name="csrf" value="([^"]+)"/.exec(await served.text())![1]!;
+    const formCookie = served.headers.getSetCookie().find((value) => value.startsWith('mcp_tasks_console_login='))!.split(';')[0]!;
+    assert.match(served.headers.getSetCookie().join(), /mcp_tasks_console_login=[^;]+; Path=\/console\/login; HttpOnly; SameSite=Strict/);
+    const across = await fetch(`${demo.base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: formCookie }, body: new URLSearchParams({ token: CONSOLE_TOKEN, csrf: formToken }) });
+    assert.equal(across.status, 303);
+    const other = (await fetch(`${demo.base}/console/login`)).headers.getSetCookie()[0]!.split(';')[0]!;
+    const mismatched = await fetch(`${demo.base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: other }, body: new URLSearchParams({ token: CONSOLE_TOKEN, csrf: formToken }) });
+    assert.equal(mismatched.status, 403, "another form's token");
+    const link = await fetch(`${demo.base}/console?token=${CONSOLE_TOKEN}`, { redirect: 'manual' });
+    assert.deepEqual([link.status, link.headers.get('location')], [303, '/console']);
+  });
+
   it('is off (404) on a node without MCP_TASKS_CONSOLE_TOKEN', async () => {
     const plain = await spawnDemoNode('no-console', { DATABASE_URL: '' });
     try {
@@ -211,7 +263,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     const blocked = await signIn(secure.base, CONSOLE_TOKEN);
     assert.equal(blocked.status, 429);
     assert.ok(Number(blocked.headers.get('retry-after')) > 0);
-    assert.equal(blocked.headers.getSetCookie().length, 0);
+    assert.deepEqual(sessionCookies(blocked), [], 'no session cookie');
     assert.equal((await fetch(`${secure.base}/console?token=${CONSOLE_TOKEN}`, { redirect: 'manual' })).status, 429);
     assert.equal((await signIn(demo.base, CONSOLE_TOKEN)).status, 303, 'another node keeps its own count');
   });

@@ -1,6 +1,7 @@
 // Signing in to the console with a JWT access token where the node checks JWTs (an issuer's JWKS
 // served on loopback by the test): the `operator` scope is needed, and the session ends no later
 // than the token does.
+import { postConsoleSignIn } from './support/console-sign-in.js';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,8 +29,7 @@ describe('console sign-in with a JWT', { timeout: 60_000 }, () => {
       .setIssuedAt()
       .sign(key);
   }
-  const signIn = (token: string) =>
-    fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
+  const signIn = (token: string) => postConsoleSignIn(base, token);
 
   before(async () => {
     database = await createTestDatabase();

@@ -46,6 +46,17 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
     assert.match(await session.screen(), /Deleted report\.pdf\./);
   });
 
+  it('shows the time elapsed on the bar, then the rate and the time left once the task moved on', async (t) => {
+    const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=500', '--arg', 'delayMs=100');
+    await session.until(/\[#*-+\] \d+% \d+\/500 \(\d+(ms|s) elapsed/, 15_000);
+    const screen = await session.until(/\[#*-+\] \d+% \d+\/500 \(\d+s elapsed, [\d.]+\/s, ETA \d+(s|m\d\ds)\)/, 15_000);
+    const [, rate] = /, ([\d.]+)\/s, ETA/.exec(screen)!;
+    // 100 ms a file: about 10 a second, whatever the machine's load does to it.
+    assert.ok(Number(rate) > 0 && Number(rate) <= 12, `rate ${rate}/s`);
+    await session.keys('C-c');
+    assert.equal(await session.exitCode(15_000), 130, await session.screen());
+  });
+
   it('Ctrl-C cancels the running task, waits until it reads cancelled, and exits 130', async (t) => {
     const session = await call(t, 'export', '--arg', 'project=demo', '--arg', 'files=500', '--arg', 'delayMs=100');
     const shown = await session.until(/\[#*-+\] \d+% [1-9]\d*\/500/, 15_000);
@@ -55,6 +66,19 @@ describe('mcp-tasks call on a terminal', { timeout: 120_000, skip }, () => {
     assert.match(await session.screen(), new RegExp(`Cancelling task ${taskId}; waiting up to 10 s[\\s\\S]*Task ${taskId} cancelled\\.`));
     const task = await rpc(demo.url, 'tasks/get', { taskId });
     assert.equal(task.result?.['status'], 'cancelled');
+  });
+
+  it('takes the question back at once when the task is cancelled elsewhere while it is open', async (t) => {
+    const session = await call(t, 'confirm_delete', '--arg', 'filename=report.pdf');
+    const shown = await session.until(/Answer\? \[a\]ccept, \[d\]ecline, \[c\]ancel/, 15_000);
+    const taskId = /Task (\S+) created\./.exec(shown)![1]!;
+    const cancelled = Date.now();
+    const cancel = await rpc(demo.url, 'tasks/cancel', { taskId });
+    assert.ok(cancel.result, JSON.stringify(cancel));
+    await session.until(/The task ended while its question was open: cancelled\./, 5_000);
+    assert.equal(await session.exitCode(5_000), 1, await session.screen());
+    assert.ok(Date.now() - cancelled < 5_000, 'noticed within a poll interval or so, without a key pressed');
+    assert.match(await session.screen(), new RegExp(`task ${taskId} was cancelled`));
   });
 
   it('Ctrl-C while a question is open cancels the task too', async (t) => {

@@ -94,16 +94,17 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.match(shown.stdout, /tool\s+confirm_delete/);
     assert.match(shown.stdout, /owner\s+bob \(client app-b/);
     assert.match(shown.stdout, /node\s+op-node\/[0-9a-f]{16}/);
-    assert.match(shown.stdout, /confirm {2}elicitation\/create, request keys method, params; \d+ bytes \(--reveal shows it\); answered: keys action, content; \d+ bytes/);
+    // The question as the form it asked; the owner's answer as keys and size.
+    assert.match(shown.stdout, /confirm {2}elicitation\/create, "Delete bob-private\.pdf\?", fields confirm: boolean \(required\); answered: keys action, content; \d+ bytes \(--reveal shows it\)/);
     assert.match(shown.stdout, /result\s+keys content(, \w+)*; \d+ bytes \(--reveal shows it\)/);
-    assert.doesNotMatch(shown.stdout, /bob-private|Deleted/, 'neither the question nor the result shows');
+    assert.doesNotMatch(shown.stdout, /Deleted/, 'the result does not show');
     const revealed = await mcpTasks(['tasks', 'show', ids['bobConfirm']!, '--reveal'], db());
     assert.match(revealed.stdout, /Delete bob-private\.pdf\?/);
     assert.match(revealed.stdout, /Deleted bob-private\.pdf\./);
     const json = JSON.parse((await mcpTasks(['tasks', 'show', ids['bobConfirm']!, '--json'], db())).stdout);
     assert.deepEqual(json.result.keys.includes('content'), true);
     assert.equal(typeof json.result.bytes, 'number');
-    assert.doesNotMatch(JSON.stringify(json), /bob-private/);
+    assert.doesNotMatch(JSON.stringify(json), /bob-private|Deleted/);
     assert.match(shown.stdout, /^ {2}steps {10}none$/m, 'confirm_delete keeps no journal');
     const exporting = await mcpTasks(['tasks', 'show', ids['aliceExport']!], db());
     assert.match(exporting.stdout, /^ {2}steps {10}\d+/m, 'the export journals its files');
@@ -158,5 +159,16 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     const without = await mcpTasks(['call', demo.url, 'greet', '--arg', 'name=x']);
     assert.equal(without.code, 1);
     assert.match(without.stderr, /HTTP 401, the server refused the credentials.*; pass --token or set MCP_TASKS_TOKEN/);
+  });
+  it('tasks show gives a failed task\'s code and message (its data as keys and size) and names a tool error, as the console does', async () => {
+    const failed = await create('alice', 'protocol_error_job', {});
+    const toolError = await create('alice', 'failing_job', {});
+    await eventually(async () => (await status('alice', failed))['status'] === 'failed', 15_000, 'protocol_error_job fails');
+    await eventually(async () => (await status('alice', toolError))['status'] === 'completed', 15_000, 'failing_job completes');
+    const shown = await mcpTasks(['tasks', 'show', failed], db());
+    assert.match(shown.stdout, /^ {2}error {10}code -32603: The job hit an internal protocol error; data keys reason; 22 bytes \(--reveal shows it\)$/m);
+    assert.doesNotMatch(shown.stdout, /simulated/);
+    const tool = await mcpTasks(['tasks', 'show', toolError], db());
+    assert.match(tool.stdout, /^ {2}result {9}a tool error \(isError\): keys content, isError; \d+ bytes/m);
   });
 });

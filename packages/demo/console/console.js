@@ -39,8 +39,37 @@ function emptyRow(columns) {
   return row([td]);
 }
 
-function statusCell(status) {
-  return element('td', status, `status ${status}`);
+/** A status cell; a task that completed with a tool error (isError) reads as the failure it is. */
+function statusCell(status, toolError, tag = 'td') {
+  return toolError ? element(tag, 'completed: tool error', 'status tool-error') : element(tag, status, `status ${status}`);
+}
+
+/** A failure as the operator is shown it: code and message (the data only as keys and size). */
+function failure(error) {
+  if (error === null || error === undefined) return 'none';
+  return `code ${error.code}: ${error.message}${error.data === undefined ? '' : `; data ${redacted(error.data)}`}`;
+}
+
+/** The question an input request asks, as the form its owner sees: message, then each field. */
+function questionNode(question) {
+  const cell = document.createElement('td');
+  cell.className = 'question';
+  if (question.message) cell.append(element('p', question.message, 'question-message'));
+  if (question.mode && question.mode !== 'form') cell.append(element('p', `(${question.mode} elicitation)`));
+  if (question.fields) {
+    const list = element('ul', undefined, 'question-fields');
+    for (const field of question.fields) {
+      const label = `${field.title ? `${field.title} (${field.name})` : field.name}: ${field.type}${field.required ? ', required' : ''}`;
+      const choices = field.choices ? ` — one of ${field.choices.join(', ')}` : '';
+      const item = element('li', `${label}${choices}`);
+      if (field.description) item.title = field.description;
+      list.append(item);
+    }
+    if (question.fields.length === 0) list.append(element('li', 'no fields (accept or decline)'));
+    cell.append(list);
+  }
+  if (!question.message && !question.fields) cell.textContent = question.method;
+  return cell;
 }
 
 function age(ms) {
@@ -94,9 +123,12 @@ function renderSummary(summary) {
     rows.push(total);
   }
   body.replaceChildren(...rows);
-  $('counts-age').textContent = stats
-    ? `as counted ${since(stats.computedAt)} ago by ${stats.computedBy}; oldest live task ${stats.oldestLiveAgeMs === null ? 'none' : age(stats.oldestLiveAgeMs)}`
-    : 'not counted yet';
+  // The counts are the maintenance leader's (every MCP_TASKS_CLUSTER_STATS_MS), the list is live:
+  // the table itself says how old its numbers are, so a count behind the list reads as such.
+  $('counts-caption').textContent = stats
+    ? `counted ${since(stats.computedAt)} ago by ${stats.computedBy} (the task list below is live)`
+    : 'not counted yet (the task list below is live)';
+  $('counts-age').textContent = stats ? `oldest live task ${stats.oldestLiveAgeMs === null ? 'none' : age(stats.oldestLiveAgeMs)}` : '';
   $('nodes-body').replaceChildren(
     ...summary.nodes.map((node) =>
       row([
@@ -132,7 +164,7 @@ function renderTasks(page) {
     ...page.tasks.map((task) => {
       const tr = row([
         element('td', task.taskId, 'id'),
-        statusCell(task.status),
+        statusCell(task.status, task.toolError),
         task.tool,
         task.ownerSubject,
         task.nodeId ?? '-',
@@ -159,8 +191,7 @@ function renderDetail(task) {
   $('detail-id').textContent = task.taskId;
   const list = $('detail-fields');
   list.replaceChildren();
-  const dd = element('dd', task.status, `status ${task.status}`);
-  list.append(element('dt', 'status'), dd);
+  list.append(element('dt', 'status'), statusCell(task.status, task.toolError, 'dd'));
   field(list, 'message', task.statusMessage ?? '-');
   field(list, 'tool', task.tool);
   field(list, 'owner', `${task.owner.subject} (server ${task.owner.server || '-'})`);
@@ -172,9 +203,9 @@ function renderDetail(task) {
   field(list, 'attempt', `${task.attempt}${task.resumable ? ` of at most ${task.maxAttempts} (resumable)` : ''}${task.handovers > 0 ? `, ${task.handovers} hand-over(s)` : ''}`);
   field(list, 'arguments', redacted(task.args));
   field(list, 'result', redacted(task.result));
-  field(list, 'error', task.error === null ? 'none' : `code ${task.error.code}; ${redacted(task.error)}`);
+  field(list, 'error', failure(task.error));
   $('detail-inputs').replaceChildren(
-    ...(task.inputs.length === 0 ? [emptyRow(4)] : task.inputs.map((input) => row([input.key, input.method, redacted(input.request), input.answered ? redacted(input.response) : 'not answered']))),
+    ...(task.inputs.length === 0 ? [emptyRow(4)] : task.inputs.map((input) => row([input.key, input.method, questionNode(input.question), input.answered ? redacted(input.response) : 'not answered']))),
   );
   $('steps-count').textContent = task.stepCount > task.steps.length ? `(the last ${task.steps.length} of ${task.stepCount})` : '';
   $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [emptyRow(3)] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
@@ -215,12 +246,13 @@ async function refresh() {
     const [summary, page, detail] = await Promise.all([
       api('/console/api/summary'),
       api(`/console/api/tasks?${query}`),
-      state.detailId ? api(`/console/api/tasks/${encodeURIComponent(state.detailId)}`).catch((error) => ({ error })) : null,
+      // A failed fetch is told apart from a failed task (whose detail has an `error` field of its own).
+      state.detailId ? api(`/console/api/tasks/${encodeURIComponent(state.detailId)}`).catch((problem) => ({ problem })) : null,
     ]);
     renderSummary(summary);
     renderTasks(page);
-    if (detail && detail.error) {
-      showError(detail.error);
+    if (detail && detail.problem) {
+      showError(detail.problem);
       closeDetail();
     } else if (detail) renderDetail(detail);
     $('live').classList.remove('stale');
@@ -238,6 +270,11 @@ async function start() {
   $('who').textContent = `signed in as ${session.subject}`;
   const hash = /^#task=(.+)$/.exec(location.hash);
   if (hash) state.detailId = decodeURIComponent(hash[1]);
+  // A link to another task's detail followed from this page changes the hash only.
+  window.addEventListener('hashchange', () => {
+    const next = /^#task=(.+)$/.exec(location.hash);
+    if (next) openDetail(decodeURIComponent(next[1]));
+  });
   $('filters').addEventListener('submit', (event) => {
     event.preventDefault();
     const filter = new URLSearchParams();

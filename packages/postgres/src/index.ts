@@ -34,3 +34,5 @@ export { countsByStatus, type ClusterStats, type ClusterTaskCount } from './stat
 export { poolStats, type PoolStats } from './stats/pool-stats.js';
 export { redactedValue, type RedactedValue } from './operator/redacted-value.js';
 export { PostgresUpstreamCancelLedger } from './upstream-cancels/postgres-upstream-cancel-ledger.js';
+export { operatorErrorOf, withoutStack, type OperatorErrorView } from './operator/operator-error.js';
+export { inputQuestionOf, type InputQuestion, type QuestionField } from './operator/input-question.js';

@@ -57,3 +57,52 @@ function schemaTypes(schema: JsonObject | undefined): Set<string> {
   if (Array.isArray(schema['enum']) && schema['enum'].some((v) => typeof v === 'string')) types.add('string');
   return types;
 }
+
+/**
+ * The arguments checked against the tool's input schema before the call, so that a mistake is
+ * told in the terms of the command line (the argument, its type, how to pass it) rather than as
+ * the server's validator words it: a missing required argument, a value of the wrong type, an
+ * argument the tool does not take. Only what the schema's top level says is checked; the server
+ * checks the rest.
+ */
+export function checkArguments(tool: string, args: JsonObject, inputSchema: JsonObject | undefined): void {
+  if (inputSchema === undefined) return;
+  const properties = (inputSchema['properties'] ?? {}) as Record<string, JsonObject>;
+  const required = Array.isArray(inputSchema['required']) ? (inputSchema['required'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
+  const missing = required.filter((name) => !(name in args));
+  if (missing.length > 0) {
+    throw new UsageError(
+      missing.map((name) => `${tool} needs the argument ${name} (${describeType(properties[name])}): pass --arg ${name}=…`).join('\n'),
+    );
+  }
+  if (inputSchema['additionalProperties'] === false) {
+    const unknown = Object.keys(args).filter((name) => !(name in properties));
+    if (unknown.length > 0) throw new UsageError(`${tool} takes no argument ${unknown.map((name) => JSON.stringify(name)).join(', ')}; it takes ${Object.keys(properties).join(', ') || 'none'}`);
+  }
+  for (const [name, value] of Object.entries(args)) {
+    const types = schemaTypes(properties[name]);
+    if (types.size === 0 || fits(value, types)) continue;
+    throw new UsageError(`the argument ${name} of ${tool} must be ${describeType(properties[name])} (got ${JSON.stringify(value)})`);
+  }
+}
+
+function fits(value: unknown, types: Set<string>): boolean {
+  if (value === null) return types.has('null');
+  if (Array.isArray(value)) return types.has('array');
+  if (typeof value === 'number') return types.has('number') || (types.has('integer') && Number.isInteger(value));
+  return types.has(typeof value);
+}
+
+/** A property's type as the user reads it: `a string`, `an integer from 1 to 500`, `one of "a", "b"`. */
+export function describeType(schema: JsonObject | undefined): string {
+  if (schema === undefined) return 'any value';
+  if (Array.isArray(schema['enum'])) return `one of ${(schema['enum'] as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+  const types = [...schemaTypes(schema)];
+  if (types.length === 0) return 'any value';
+  const named = types.map((type) => (type === 'integer' || type === 'array' || type === 'object' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`)).join(' or ');
+  const min = schema['minimum'] ?? schema['exclusiveMinimum'];
+  const max = schema['maximum'] ?? schema['exclusiveMaximum'];
+  const range = typeof min === 'number' && typeof max === 'number' ? ` from ${min} to ${max}` : typeof min === 'number' ? ` of at least ${min}` : typeof max === 'number' ? ` of at most ${max}` : '';
+  const description = typeof schema['description'] === 'string' ? `: ${schema['description']}` : '';
+  return `${named}${range}${description}`;
+}

@@ -1,6 +1,6 @@
 import type { CallUi } from './call-ui.js';
 import { answerInputRequests } from './input-requests.js';
-import type { JsonObject, McpHttpClient } from './mcp-http-client.js';
+import { TransportError, type JsonObject, type McpHttpClient } from './mcp-http-client.js';
 import { abortableSleep } from './abortable-sleep.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -24,11 +24,48 @@ export async function followTask(client: McpHttpClient, created: JsonObject, lis
     if (isTerminal(task)) return task;
     if (task['status'] === 'input_required' && typeof task['inputRequests'] === 'object' && task['inputRequests'] !== null) {
       ui.display.clear();
-      const responses = await answerInputRequests(task['inputRequests'] as JsonObject, answered, ui.reader, ui.say);
+      const requests = task['inputRequests'] as JsonObject;
+      // While the user thinks, the task may end (an operator's cancel, its TTL) or its question
+      // be answered elsewhere: the prompt is taken back at once instead of waiting for an answer.
+      const watching = new AbortController();
+      const moved = questionWithdrawn(client, taskId, task, Object.keys(requests), AbortSignal.any([signal, watching.signal]));
+      moved.catch(() => undefined);
+      const asked = answerInputRequests(requests, answered, ui.reader, ui.say).then((responses) => ({ responses }));
+      const first = await Promise.race([asked, moved.then((changed) => ({ changed }))]);
+      watching.abort();
+      if ('changed' in first) {
+        ui.reader.withdraw();
+        await asked.catch(() => undefined);
+        ui.reader.pause();
+        ui.say(isTerminal(first.changed) ? `The task ended while its question was open: ${String(first.changed['status'])}.` : 'The question was answered elsewhere.');
+        task = first.changed;
+        continue;
+      }
       ui.reader.pause();
-      if (Object.keys(responses).length > 0) await client.request('tasks/update', { taskId, inputResponses: responses }, signal);
+      if (Object.keys(first.responses).length > 0) await client.request('tasks/update', { taskId, inputResponses: first.responses }, signal);
     }
     task = await next(task);
+  }
+}
+
+/**
+ * Resolves with the task once it no longer waits on any of `keys` (it ended, or they were
+ * answered): tasks/get at its poll interval (at least every second) while a question is open.
+ * A failed poll is tried again at the next interval; aborting `signal` stops it.
+ */
+async function questionWithdrawn(client: McpHttpClient, taskId: string, current: JsonObject, keys: readonly string[], signal: AbortSignal): Promise<JsonObject> {
+  const interval = Math.min(DEFAULT_POLL_MS, typeof current['pollIntervalMs'] === 'number' && current['pollIntervalMs'] > 0 ? current['pollIntervalMs'] : DEFAULT_POLL_MS);
+  for (;;) {
+    await abortableSleep(interval, signal);
+    let task: JsonObject;
+    try {
+      task = await client.request('tasks/get', { taskId }, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      continue;
+    }
+    const open = (task['inputRequests'] ?? {}) as JsonObject;
+    if (isTerminal(task) || task['status'] !== 'input_required' || !keys.some((key) => key in open)) return task;
   }
 }
 
@@ -62,8 +99,13 @@ async function listenedStates(client: McpHttpClient, taskId: string, signal: Abo
       return client.request('tasks/get', { taskId }, signal);
     }
     if (!ended) {
-      const next = await stream.next();
-      if (!next.done) return withoutMeta(next.value);
+      try {
+        const next = await stream.next();
+        if (!next.done) return withoutMeta(next.value);
+      } catch (error) {
+        // The stream broke (its node went away): polling, which outlasts an outage, takes over.
+        if (!(error instanceof TransportError) && !(error instanceof TypeError)) throw error;
+      }
       ended = true;
     }
     return poll(current);

@@ -10,6 +10,8 @@ export class LineReader {
   #waiting: ((line: string | undefined) => void) | undefined;
   #ended = false;
   #closing = false;
+  // Set while the question being asked no longer stands (its task ended): every ask answers undefined.
+  #withdrawn = false;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
@@ -21,6 +23,7 @@ export class LineReader {
 
   /** The next line typed after `prompt`, or undefined once input ended. */
   ask(prompt: string): Promise<string | undefined> {
+    if (this.#withdrawn) return Promise.resolve(undefined);
     const rl = this.#open();
     this.output.write(prompt);
     const queued = this.#lines.shift();
@@ -36,8 +39,23 @@ export class LineReader {
    * next question opens a new one). Piped input is only paused, so no line already read is lost.
    */
   pause(): void {
+    this.#withdrawn = false;
     if (this.terminal) this.close();
     else this.#rl?.pause();
+  }
+
+  /**
+   * Takes back the open question (the task it was for ended, or was answered elsewhere): the
+   * waiting ask answers undefined, as do any more until `pause`, and the prompt's line is ended.
+   */
+  withdraw(): void {
+    this.#withdrawn = true;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting) {
+      this.output.write('\n');
+      waiting(undefined);
+    }
   }
 
   close(): void {

@@ -1,32 +1,12 @@
 import { cliVersion } from '../version.js';
+import { RpcError, TransportError, type JsonObject, type RpcClient } from './json-rpc-types.js';
+import type { ConnectionRetry } from './connection-retry.js';
+import { sseMessages } from './sse-messages.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const PROTOCOL_VERSION = '2026-07-28';
 
-/** A JSON-RPC error the server answered with. */
-export class RpcError extends Error {
-  override readonly name = 'RpcError';
-  constructor(
-    readonly method: string,
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-/** The server could not be reached or answered something that is not JSON-RPC. */
-export class TransportError extends Error {
-  override readonly name = 'TransportError';
-}
-
-export type JsonObject = Record<string, any>;
-
-/** What following a call needs of a client, whichever revision it speaks. */
-export interface RpcClient {
-  request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject>;
-}
+export { RpcError, TransportError, sseMessages, type JsonObject, type RpcClient };
 
 /**
  * A client of the protocol over Streamable HTTP at revision 2026-07-28: every request carries
@@ -35,14 +15,27 @@ export interface RpcClient {
  */
 export class McpHttpClient implements RpcClient {
   #nextId = 1;
+  /** Set once a task exists: its requests then outlast the server being out of reach for a while. */
+  retry: ConnectionRetry | undefined;
   constructor(
     readonly url: string,
     private readonly token: string | undefined,
   ) {}
 
-  async request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+  request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    return this.retry ? this.retry.run(method, signal, () => this.#request(method, params, signal)) : this.#request(method, params, signal);
+  }
+
+  async #request(method: string, params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
     const res = await this.#post(method, params, signal);
-    const message = await readReply(res, method);
+    let message: JsonObject;
+    try {
+      message = await readReply(res, method);
+    } catch (error) {
+      if (signal?.aborted || error instanceof TransportError || error instanceof RpcError) throw error;
+      // The body broke off (the node went away mid-answer): as far as the caller knows, out of reach.
+      throw new TransportError(`${method}: the connection to ${this.url} broke off (${(error as Error).message})`, 'lost');
+    }
     if (message.error) throw new RpcError(method, Number(message.error.code), String(message.error.message ?? 'error'), message.error.data);
     if (typeof message.result !== 'object' || message.result === null) throw new TransportError(`${method}: the answer has no result`);
     return message.result as JsonObject;
@@ -84,7 +77,7 @@ export class McpHttpClient implements RpcClient {
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new TransportError(`could not reach ${this.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+      throw new TransportError(`could not reach ${this.url}: ${cause?.code ?? cause?.message ?? (error as Error).message}`, cause?.code === 'ECONNREFUSED' ? 'refused' : 'lost');
     }
   }
 }
@@ -116,31 +109,13 @@ export async function readReply(res: Response, method: string): Promise<JsonObje
     const description = (body as JsonObject | undefined)?.['error_description'];
     throw new TransportError(`${method}: HTTP ${res.status}, the server refused the credentials${typeof description === 'string' ? ` (${description})` : ''}; pass --token or set MCP_TASKS_TOKEN`);
   }
-  throw new TransportError(`${method}: HTTP ${res.status}, not a JSON-RPC answer${text ? `: ${text.slice(0, 200)}` : ''}`);
+  // A gateway's 502/503/504: the node behind it is restarting or draining; the task lives on.
+  const reach = res.status === 502 || res.status === 503 || res.status === 504 ? 'lost' : undefined;
+  throw new TransportError(`${method}: HTTP ${res.status}, not a JSON-RPC answer${text ? `: ${text.slice(0, 200)}` : ''}`, reach);
 }
 
 function isJsonRpcAnswer(body: unknown): body is JsonObject {
   if (typeof body !== 'object' || body === null) return false;
   const message = body as JsonObject;
   return 'result' in message || (typeof message['error'] === 'object' && message['error'] !== null && typeof message['error'].code === 'number');
-}
-
-/** The JSON-RPC messages of an SSE response body, as they arrive. */
-export async function* sseMessages(res: Response): AsyncGenerator<JsonObject> {
-  if (!res.body) return;
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).replace(/^ /, ''));
-      if (data.length > 0) yield JSON.parse(data.join('\n')) as JsonObject;
-    }
-  }
 }

@@ -1,6 +1,9 @@
 import type { CommandIo, CommandTerminal } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
-import { callArguments } from './call-arguments.js';
+import { callArguments, checkArguments } from './call-arguments.js';
+import { ConnectionRetry } from './connection-retry.js';
+import { listTools } from './tool-listing.js';
+import { UsageError } from '../command-errors.js';
 import { reportOutcome } from './call-outcome.js';
 import type { CallUi } from './call-ui.js';
 import { followTask, isTerminal } from './follow-task.js';
@@ -11,16 +14,23 @@ import { answerTaskInput, followLegacyTask } from './follow-legacy-task.js';
 import type { LegacyHttpClient } from './legacy-http-client.js';
 import { McpHttpClient, RpcError, TransportError, type JsonObject, type RpcClient } from './mcp-http-client.js';
 import { plainDisplay, terminalDisplay } from './progress-display.js';
-import { printable } from '../printable.js';
+import { printable, printableIo } from '../printable.js';
 
 /** How long a Ctrl-C waits by default for the task to read `cancelled` (a cancel is cooperative) before exiting anyway. */
 export const DEFAULT_CANCEL_WAIT_MS = 10_000;
+/** How long a task's requests are retried by default while its server is out of reach. */
+export const DEFAULT_RETRY_MS = 120_000;
 /** Input rounds on the original request (MRTR) before the call gives up on a server that keeps asking. */
 const MAX_INPUT_ROUNDS = 32;
 
 export interface CallOptions {
   readonly url: string;
-  readonly tool: string;
+  /** The tool to call; undefined with `taskId` (re-attaching to a task). */
+  readonly tool: string | undefined;
+  /** `--task ID`: follow this task (created earlier, by this or another client of the same owner). */
+  readonly taskId: string | undefined;
+  /** How long a task's requests are retried while the server is out of reach (0: not at all). */
+  readonly retryMs: number;
   readonly pairs: readonly string[];
   readonly argsJson: string | undefined;
   readonly token: string | undefined;
@@ -30,7 +40,9 @@ export interface CallOptions {
 }
 
 /** `mcp-tasks call`: one tool call followed to its end, and the exit code it ends with. */
-export async function runCall(options: CallOptions, io: CommandIo, terminal: CommandTerminal): Promise<number> {
+export async function runCall(options: CallOptions, givenIo: CommandIo, terminal: CommandTerminal): Promise<number> {
+  // Whatever the server wrote (a result, an error, a status, a question) reaches the terminal only through this.
+  const io = printableIo(givenIo);
   // The revision's client once the server told which it speaks; the cancel goes through it.
   let client: RpcClient = new McpHttpClient(options.url, options.token);
   let legacy: LegacyHttpClient | undefined;
@@ -49,7 +61,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
   };
   const display = terminal.isTTY ? terminalDisplay(terminal.output, terminal.columns) : plainDisplay(io.err);
   const reader = new LineReader(terminal.input, terminal.output, terminal.isTTY, onInterrupt);
-  const ui: CallUi = { display, reader, say: (line) => display.say(line) };
+  const ui: CallUi = { display, reader, say: (line) => display.say(printable(line, true)) };
   const stopListening = terminal.onInterrupt(onInterrupt);
   let taskId: string | undefined;
   try {
@@ -76,7 +88,7 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
     io.err(`Cancelling task ${taskId}; waiting up to ${options.cancelWaitMs / 1000} s for it to stop (Ctrl-C again to quit now)`);
     const stopped = await Promise.race([cancelAndWait(client, taskId, AbortSignal.any([AbortSignal.timeout(options.cancelWaitMs), quit.signal]), io), secondInterrupt]);
     if (stopped === 'quit') {
-      io.err(`mcp-tasks: quit without waiting; task ${taskId} may still be running`);
+      io.err(`mcp-tasks: quit without waiting; task ${taskId} may still be running (mcp-tasks call --task ${taskId} ${options.url} follows it)`);
       return ExitCode.interrupted;
     }
     if (stopped === undefined) {
@@ -91,7 +103,9 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
     return reportOutcome({ task: stopped }, options.json, io);
   } catch (error) {
     display.stop();
-    return reportError(error, io);
+    const code = reportError(error, io);
+    if (taskId !== undefined && error instanceof TransportError) io.err(`mcp-tasks: task ${taskId} lives on in the server's database; mcp-tasks call --task ${taskId} ${options.url} follows it again`);
+    return code;
   } finally {
     stopListening();
     await legacy?.close();
@@ -103,21 +117,34 @@ export async function runCall(options: CallOptions, io: CommandIo, terminal: Com
 }
 
 async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, signal: AbortSignal, onTask: (id: string) => void): Promise<{ result: JsonObject } | { task: JsonObject }> {
-  const args = callArguments(options.pairs, options.argsJson, (await listedTool(client, options.tool, signal))?.['inputSchema']);
-  let result = await client.request('tools/call', { name: options.tool, arguments: args }, signal);
+  const following = (taskId: string) => {
+    onTask(taskId);
+    if (options.retryMs > 0) client.retry = new ConnectionRetry(options.retryMs, ui.say);
+  };
+  if (options.taskId !== undefined) {
+    following(options.taskId);
+    const task = await client.request('tasks/get', { taskId: options.taskId }, signal);
+    ui.say(`Following task ${printable(options.taskId)} (${printable(String(task['status']))}).`);
+    return { task: await followTask(client, { ...task, taskId: options.taskId }, options.follow, ui, signal) };
+  }
+  const tool = options.tool!;
+  const listed = await listedTool(client, tool, options.url, signal);
+  const args = callArguments(options.pairs, options.argsJson, listed?.['inputSchema']);
+  checkArguments(tool, args, listed?.['inputSchema']);
+  let result = await client.request('tools/call', { name: tool, arguments: args }, signal);
   // Input the tool asks for before a task exists comes back on the request itself (MRTR): the
   // request is sent again with the answers and the server's requestState.
   for (let round = 0; result['resultType'] === 'input_required'; round += 1) {
     if (round >= MAX_INPUT_ROUNDS) throw new TransportError(`tools/call: the server asked for input ${MAX_INPUT_ROUNDS} times; giving up`);
     const inputResponses = await answerInputRequests((result['inputRequests'] ?? {}) as JsonObject, new Set(), ui.reader, ui.say);
     ui.reader.pause();
-    const retry: JsonObject = { name: options.tool, arguments: args, inputResponses };
+    const retry: JsonObject = { name: tool, arguments: args, inputResponses };
     if (result['requestState'] !== undefined) retry['requestState'] = result['requestState'];
     result = await client.request('tools/call', retry, signal);
   }
   if (result['resultType'] !== 'task') return { result };
   if (typeof result['taskId'] !== 'string') throw new TransportError('tools/call: the server answered with a task that has no taskId');
-  onTask(result['taskId']);
+  following(result['taskId']);
   ui.say(`Task ${printable(result['taskId'])} created.`);
   return { task: await followTask(client, result, options.follow, ui, signal) };
 }
@@ -129,12 +156,20 @@ async function call(client: McpHttpClient, options: CallOptions, ui: CallUi, sig
  * elicitations answered on the request's own stream.
  */
 async function legacyCall(client: LegacyHttpClient, options: CallOptions, ui: CallUi, signal: AbortSignal, onTask: (id: string) => void): Promise<{ result: JsonObject } | { task: JsonObject }> {
-  const tool = await listedTool(client, options.tool, signal);
+  if (options.taskId !== undefined) {
+    onTask(options.taskId);
+    const task = await client.request('tasks/get', { taskId: options.taskId }, signal);
+    ui.say(`Following task ${printable(options.taskId)} (${printable(String(task['status']))}).`);
+    return { task: await followLegacyTask(client, { ...task, taskId: options.taskId }, ui, signal) };
+  }
+  const name = options.tool!;
+  const tool = await listedTool(client, name, options.url, signal);
   const args = callArguments(options.pairs, options.argsJson, tool?.['inputSchema']);
+  checkArguments(name, args, tool?.['inputSchema']);
   const support = tool?.['execution']?.['taskSupport'];
   const asTask = support === 'optional' || support === 'required';
   client.onServerRequest = answerTaskInput(ui, new Set());
-  const answered = await client.request('tools/call', { name: options.tool, arguments: args, ...(asTask ? { task: {} } : {}) }, signal);
+  const answered = await client.request('tools/call', { name, arguments: args, ...(asTask ? { task: {} } : {}) }, signal);
   const created = answered['task'] as JsonObject | undefined;
   if (!asTask || typeof created !== 'object' || created === null) return { result: answered };
   if (typeof created['taskId'] !== 'string') throw new TransportError('tools/call: the server answered with a task that has no taskId');
@@ -143,23 +178,18 @@ async function legacyCall(client: LegacyHttpClient, options: CallOptions, ui: Ca
   return { task: await followLegacyTask(client, created, ui, signal) };
 }
 
-/** The tool as tools/list (all pages) shows it; undefined when the server does not list it. */
-async function listedTool(client: RpcClient, tool: string, signal: AbortSignal): Promise<JsonObject | undefined> {
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page += 1) {
-    let listed: JsonObject;
-    try {
-      listed = await client.request('tools/list', cursor === undefined ? {} : { cursor }, signal);
-    } catch (error) {
-      if (error instanceof RpcError) return undefined;
-      throw error;
-    }
-    const found = ((listed['tools'] ?? []) as JsonObject[]).find((t) => t['name'] === tool);
-    if (found) return found;
-    if (typeof listed['nextCursor'] !== 'string') return undefined;
-    cursor = listed['nextCursor'];
-  }
-  return undefined;
+/**
+ * The tool as tools/list shows it; undefined when the server answers tools/list with an error (the
+ * call goes ahead, and the server says what it thinks of it). A name the list lacks is a usage
+ * error that lists the names there are.
+ */
+async function listedTool(client: RpcClient, tool: string, url: string, signal: AbortSignal): Promise<JsonObject | undefined> {
+  const tools = await listTools(client, signal);
+  if (tools === undefined) return undefined;
+  const found = tools.find((t) => t['name'] === tool);
+  if (found) return found;
+  const names = tools.map((t) => printable(String(t['name'])));
+  throw new UsageError(`no tool ${JSON.stringify(printable(tool))} at ${printable(url)}; its tools are ${names.join(', ') || '(none)'} (mcp-tasks tools ${printable(url)} describes them)`);
 }
 
 /** tasks/cancel, then tasks/get until the task is terminal; undefined if it is not before `deadline` aborts. */

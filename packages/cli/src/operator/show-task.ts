@@ -1,4 +1,4 @@
-import type { OperatorTaskDetail, OperatorTaskSteps, PostgresOperator } from '@mcp-tasks/postgres';
+import { inputQuestionOf, operatorErrorOf, withoutStack, type InputQuestion, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator } from '@mcp-tasks/postgres';
 import type { CommandIo } from '../command.js';
 import { CommandError } from '../command-errors.js';
 import { ExitCode } from '../exit-codes.js';
@@ -20,7 +20,7 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
   const lines = [
     `Task ${task.taskId}`,
     `  status         ${task.status}${task.expired ? ' (expired: its owner no longer sees it)' : ''}`,
-    `  message        ${task.statusMessage ?? '-'}`,
+    `  message        ${task.statusMessage === null ? '-' : reveal ? task.statusMessage : withoutStack(task.statusMessage)}`,
     `  tool           ${task.tool}`,
     `  owner          ${task.owner.subject} (client ${task.owner.clientId || '-'}, server ${task.owner.server || '-'}, resource ${task.owner.resource || '-'})`,
     `  node           ${task.nodeId ?? '-'}`,
@@ -34,17 +34,32 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
   const inputs = Object.entries(task.inputs);
   lines.push(`  input requests ${inputs.length === 0 ? 'none' : ''}`.trimEnd());
   for (const [key, input] of inputs) {
-    const method = String((input.request as { method?: unknown }).method ?? '?');
     const answer = input.response === undefined ? 'not answered' : `answered: ${describeValue(input.response, reveal)}`;
-    lines.push(`    ${key}  ${method}, request ${describeValue(input.request, reveal)}; ${answer}`);
+    lines.push(`    ${key}  ${reveal ? `request ${describeValue(input.request, true)}` : questionText(inputQuestionOf(input.request))}; ${answer}`);
   }
   lines.push(...stepLines(journal));
-  lines.push(`  result         ${describeValue(task.result, reveal)}`);
-  // The error's code says what kind of failure it was without showing the owner's data.
-  lines.push(`  error          ${task.error === null ? 'none' : `code ${task.error.code}; ${describeValue(task.error, reveal)}`}`);
+  const toolError = task.status === 'completed' && (task.result as { isError?: unknown } | null)?.isError === true;
+  lines.push(`  result         ${toolError ? 'a tool error (isError): ' : ''}${describeValue(task.result, reveal)}`);
+  lines.push(`  error          ${errorText(task, reveal)}`);
   // Each line may carry what a tool or a client wrote: nothing in it may drive the terminal.
   io.out(lines.map((line) => printable(line)).join('\n'));
   return ExitCode.ok;
+}
+
+/** A failure by the console's rule: code and message; the data as keys and size unless `reveal`. */
+function errorText(task: OperatorTaskDetail, reveal: boolean): string {
+  if (task.error === null) return 'none';
+  if (reveal) return `code ${task.error.code}: ${JSON.stringify(task.error)}`;
+  const view = operatorErrorOf(task.error);
+  return `code ${view.code}: ${view.message}${view.data === undefined ? '' : `; data ${describeValue(task.error.data, false)}`}`;
+}
+
+/** The question an input request asks, as its form: the method, the message, each field and its type. */
+function questionText(question: InputQuestion): string {
+  const parts = [question.method];
+  if (question.message !== undefined) parts.push(JSON.stringify(question.message));
+  if (question.fields !== undefined) parts.push(question.fields.length === 0 ? 'no fields' : `fields ${question.fields.map((field) => `${field.name}: ${field.type}${field.required ? ' (required)' : ''}${field.choices ? ` [${field.choices.join(' | ')}]` : ''}`).join(', ')}`);
+  return parts.join(', ');
 }
 
 /** The last steps `show` prints of a task's journal: where a long task is now. */

@@ -1,7 +1,8 @@
 // `npm start`: a local cluster — PostgreSQL (embedded unless DATABASE_URL is set), three demo
 // nodes as child processes, and a round-robin front on PORT (default 3000). Ctrl-C, SIGTERM,
 // SIGHUP (the terminal closed) and a closed output (`npm start | tee log`, then Ctrl-C) all drain
-// it the same way; the exit code is then 0, or 130 after Ctrl-C (SIGINT).
+// it the same way; the exit code is then 0, or 130 after Ctrl-C (SIGINT). It prints the database's
+// URL for the operator commands (an embedded PostgreSQL's port and password are this run's own).
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
@@ -33,7 +34,8 @@ if (env['MCP_TASKS_CLUSTER_SUPERVISED'] !== '1') {
   for (const signal of STOP_SIGNALS) {
     process.on(signal, () => {
       received ??= signal;
-      child.kill('SIGTERM');
+      // The same signal, so the cluster says why it stops ("Ctrl-C", not "SIGTERM").
+      child.kill(signal);
     });
   }
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
@@ -88,10 +90,24 @@ async function main(): Promise<void> {
   log(`MCP at ${front.url}`);
   log(`try it (in another terminal): npx mcp-tasks call ${front.url} export --arg project=demo`);
   log(`or watch which node answers each step: npm run try -- ${front.url}`);
+  // The operator commands need the database: an embedded one's URL (port, password) is this run's own.
+  log(`operator commands (tasks list, nodes, status): DATABASE_URL=${shellWord(databaseUrl)} npx mcp-tasks nodes`);
   const consoleUrl = front.url.replace(/\/mcp$/, '/console');
   log(env['MCP_TASKS_CONSOLE_TOKEN'] ? `operator console: ${consoleUrl} (sign in with MCP_TASKS_CONSOLE_TOKEN)` : `operator console: ${consoleUrl}?token=${consoleToken}`);
   log('Ctrl-C stops it');
 }
+
+/** `text` as one word a POSIX shell reads back unchanged. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** Why the cluster stops, as the person who stopped it would say it. */
+const SIGNAL_REASONS: Record<(typeof STOP_SIGNALS)[number], string> = {
+  SIGINT: 'Ctrl-C',
+  SIGTERM: 'SIGTERM (asked to stop)',
+  SIGHUP: 'SIGHUP (the terminal closed)',
+};
 
 const starting = main();
 
@@ -121,7 +137,7 @@ function shutdown(reason: string): void {
   );
 }
 
-for (const signal of STOP_SIGNALS) process.on(signal, () => shutdown(signal));
+for (const signal of STOP_SIGNALS) process.on(signal, () => shutdown(SIGNAL_REASONS[signal]));
 // EPIPE/EIO: whoever read the output is gone (`| tee` after Ctrl-C, a closed terminal). Later
 // writes fail the same way and are dropped; the cluster drains as on a signal.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', (error: NodeJS.ErrnoException) => shutdown(`output closed (${error.code ?? error.message})`));

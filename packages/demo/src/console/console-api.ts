@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { countsByStatus, redactedValue, type ClusterStats, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator } from '@mcp-tasks/postgres';
+import { countsByStatus, inputQuestionOf, operatorErrorOf, redactedValue, withoutStack, type ClusterStats, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator } from '@mcp-tasks/postgres';
 import type { CsrfGuard } from './csrf.js';
 import type { ConsoleSession } from './session-cookie.js';
-import { FilterError, taskFilterOf } from './task-filter-query.js';
+import { FilterError, taskFilterOf, taskIdOf } from './task-filter-query.js';
 
 /** What the console's API reads and changes. */
 export interface ConsoleApiContext {
@@ -53,7 +53,7 @@ export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingM
     const rows = await context.operator.listTasks({ ...filter, limit: filter.limit + 1 });
     const page = rows.slice(0, filter.limit);
     // A row carries the owner by subject and nothing of the task's data.
-    return json(res, 200, { tasks: page, next: rows.length > filter.limit ? page[page.length - 1]!.taskId : null });
+    return json(res, 200, { tasks: page.map((row) => ({ ...row, statusMessage: row.statusMessage === null ? null : withoutStack(row.statusMessage) })), next: rows.length > filter.limit ? page[page.length - 1]!.taskId : null });
   }
   const task = TASK_PATH.exec(path);
   if (task) {
@@ -66,25 +66,21 @@ export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingM
   return json(res, 404, { error: 'no such console API' });
 }
 
-function taskIdOf(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
-  }
-}
-
 function statsJson(stats: ClusterStats | undefined): unknown {
   if (!stats) return null;
   return { computedAt: stats.computedAt, computedBy: stats.computedBy, byStatus: countsByStatus(stats), counts: stats.counts, oldestLiveAgeMs: stats.oldestLiveAgeMs };
 }
 
-/** A task's detail as `tasks show` prints it without `--reveal`: the owner by subject, values as keys and sizes. */
+/**
+ * A task's detail as `tasks show` prints it without `--reveal`: the owner by subject, what the
+ * owner gave and got as keys and sizes, the question a task asks as its form, a failure's code
+ * and message (its data as keys and size, no stack).
+ */
 function detailJson(task: OperatorTaskDetail, journal: OperatorTaskSteps): unknown {
   return {
     taskId: task.taskId,
     status: task.status,
-    statusMessage: task.statusMessage,
+    statusMessage: task.statusMessage === null ? null : withoutStack(task.statusMessage),
     tool: task.tool,
     owner: { subject: task.owner.subject, server: task.owner.server },
     nodeId: task.nodeId,
@@ -102,13 +98,13 @@ function detailJson(task: OperatorTaskDetail, journal: OperatorTaskSteps): unkno
     inputs: Object.entries(task.inputs).map(([key, input]) => ({
       key,
       method: String((input.request as { method?: unknown }).method ?? '?'),
-      request: redactedValue(input.request, false),
+      question: inputQuestionOf(input.request),
       answered: input.response !== undefined,
       response: redactedValue(input.response, false),
     })),
     result: redactedValue(task.result, false),
-    // The code says what kind of failure it was without showing the owner's data.
-    error: task.error === null ? null : { code: task.error.code, ...(redactedValue(task.error, false) as object) },
+    toolError: task.status === 'completed' && (task.result as { isError?: unknown } | null)?.isError === true,
+    error: task.error === null ? null : operatorErrorOf(task.error),
     steps: journal.steps,
     stepCount: journal.total,
   };

@@ -8,7 +8,8 @@ import type { ConsoleConfig } from './console-config.js';
 import { CsrfGuard } from './csrf.js';
 import { signIn } from './login.js';
 import { LoginLimiter } from './login-limiter.js';
-import { loginPage } from './login-page.js';
+import { LOGIN_COOKIE, LOGIN_CSRF_FIELD, LoginCsrf } from './login-csrf.js';
+import { loginPage, type LoginProblem } from './login-page.js';
 import { cookieValue, SESSION_COOKIE, SessionSigner } from './session-cookie.js';
 import { loadStaticAssets, PUBLIC_ASSETS } from './static-assets.js';
 
@@ -47,6 +48,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   const assets = loadStaticAssets();
   const signer = new SessionSigner(options.config.token);
   const csrf = new CsrfGuard(options.config.token);
+  const loginCsrf = new LoginCsrf(options.config.token, options.config.secureCookie);
   const limiter = options.limiter ?? new LoginLimiter();
   const log = options.log ?? ((line: string) => defaultLogger().info({}, line));
   const api = { operator: options.operator, stats: options.stats, csrf, log };
@@ -57,8 +59,12 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     const asset = path.startsWith('/console/static/') ? path.slice('/console/static/'.length) : undefined;
     if (asset !== undefined && PUBLIC_ASSETS.has(asset)) return serveAsset(req, res, asset);
     if (path === '/console/login') {
-      if (req.method === 'POST') return login(req, res, await loginCredential(req));
-      if (req.method === 'GET' || req.method === 'HEAD') return page(res, 200, loginPage(undefined));
+      if (req.method === 'POST') {
+        const form = await loginForm(req);
+        if (!loginCsrf.allows(cookieValue(req.headers.cookie, LOGIN_COOKIE), form?.get(LOGIN_CSRF_FIELD) ?? null)) return formPage(res, 403, 'stale-form');
+        return login(req, res, form?.get('token') ?? undefined);
+      }
+      if (req.method === 'GET' || req.method === 'HEAD') return formPage(res, 200, undefined);
       return text(res, 405, 'Method not allowed', { allow: 'GET, HEAD, POST' });
     }
     const token = url.searchParams.get('token');
@@ -66,7 +72,7 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     const session = signer.verify(cookieValue(req.headers.cookie, SESSION_COOKIE));
     if (!session) {
       if (path.startsWith('/console/api/')) return json(res, 401, { error: 'not signed in: sign in at /console/login' });
-      return page(res, 401, loginPage(undefined));
+      return formPage(res, 401, undefined);
     }
     if (path.startsWith('/console/api/')) return serveConsoleApi(api, req, res, url, session, host);
     if (path === '/console/logout') {
@@ -84,11 +90,11 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   async function login(req: IncomingMessage, res: ServerResponse, credential: string | undefined): Promise<void> {
     const address = req.socket.remoteAddress ?? 'unknown';
     const waitMs = limiter.retryAfterMs(address);
-    if (waitMs > 0) return page(res, 429, loginPage('rate-limited'), { 'retry-after': String(Math.ceil(waitMs / 1000)) });
+    if (waitMs > 0) return formPage(res, 429, 'rate-limited', { 'retry-after': String(Math.ceil(waitMs / 1000)) });
     const operator = credential === undefined ? undefined : await signIn(credential, options.config.token, options.verifier);
     if (!operator) {
       limiter.failed(address);
-      return page(res, 401, loginPage('refused'));
+      return formPage(res, 401, 'refused');
     }
     limiter.succeeded(address);
     const expiresAt = Math.min(Date.now() + options.config.sessionMs, operator.notAfter);
@@ -96,6 +102,13 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
     res.setHeader('set-cookie', sessionCookie(value, Math.floor((expiresAt - Date.now()) / 1000)));
     // 303: the browser follows with a GET of the bare path, so the token leaves the address bar and history.
     res.writeHead(303, { location: '/console', 'content-type': 'text/plain' }).end('Signed in');
+  }
+
+  /** The sign-in form with a fresh CSRF token, and its cookie. */
+  function formPage(res: ServerResponse, status: number, problem: LoginProblem, headers: Record<string, string> = {}): void {
+    const { token, cookie } = loginCsrf.issue();
+    res.setHeader('set-cookie', cookie);
+    page(res, status, loginPage(problem, token), headers);
   }
 
   function sessionCookie(value: string, maxAgeSeconds: number): string {
@@ -109,10 +122,10 @@ export function createConsole(options: ConsoleOptions): ConsoleHandler {
   }
 }
 
-/** The `token` field of the login form (urlencoded), or undefined when the body is too large or has none. */
-async function loginCredential(req: IncomingMessage): Promise<string | undefined> {
+/** The login form's fields (urlencoded), or undefined when the body is too large. */
+async function loginForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
   const body = await readBody(req, MAX_LOGIN_BODY);
-  return body === undefined ? undefined : (new URLSearchParams(body).get('token') ?? undefined);
+  return body === undefined ? undefined : new URLSearchParams(body);
 }
 
 function page(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {

@@ -6,6 +6,10 @@ const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000
 /** The console's pages are at most this long: one page is one bounded query. */
 export const MAX_PAGE = 200;
 const MAX_TEXT = 256;
+/** Ten years: a longer age is no task's, and PostgreSQL's intervals end not far beyond. */
+const MAX_AGE_MS = 10 * 365 * UNITS['d']!;
+// PostgreSQL text cannot hold NUL, and no id, name or subject has a control character.
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A query string the console's API refuses, with what was wrong. */
 export class FilterError extends Error {}
@@ -21,6 +25,7 @@ export function taskFilterOf(query: URLSearchParams): OperatorTaskFilter & { lim
   const text = (name: string) => {
     const value = query.get(name) ?? '';
     if (value.length > MAX_TEXT) throw new FilterError(`${name} is longer than ${MAX_TEXT} characters`);
+    if (CONTROL.test(value)) throw new FilterError(`${name} has a control character`);
     return value === '' ? undefined : value;
   };
   const status = text('status');
@@ -47,5 +52,18 @@ export function taskFilterOf(query: URLSearchParams): OperatorTaskFilter & { lim
 function durationMs(text: string): number {
   const match = /^(\d{1,9}(?:\.\d{1,3})?)(ms|s|m|h|d)?$/.exec(text.trim());
   if (!match) throw new FilterError(`olderThan takes a duration such as 90s, 5m, 2h or 1d (got ${JSON.stringify(text)})`);
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? 's']!);
+  const ms = Math.round(Number(match[1]) * UNITS[match[2] ?? 's']!);
+  if (ms > MAX_AGE_MS) throw new FilterError(`olderThan is at most 3650d (got ${JSON.stringify(text)})`);
+  return ms;
+}
+
+/** A task id from the API's path, or undefined when it is not one (malformed escapes, control characters). */
+export function taskIdOf(segment: string): string | undefined {
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+  return id === '' || id.length > MAX_TEXT || CONTROL.test(id) ? undefined : id;
 }

@@ -31,6 +31,8 @@ export interface OperatorTaskSummary {
   readonly lastUpdatedAt: Date;
   /** Past its TTL: the owner can no longer read it; the sweeper deletes it. */
   readonly expired: boolean;
+  /** Completed with a tool error (`isError: true` in its result): the tool ran and reported a failure. */
+  readonly toolError: boolean;
 }
 
 /** A task's whole row for `tasks show`, whoever owns it. */

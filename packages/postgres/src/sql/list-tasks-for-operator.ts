@@ -26,9 +26,11 @@ export async function listTasksForOperator(context: SqlContext, filter: Operator
     created_at: Date;
     last_updated_at: Date;
     expired: boolean;
+    tool_error: boolean;
   }>`
     SELECT id, status, tool, owner_subject, node_id, status_message, created_at, last_updated_at,
-           coalesce(expires_at <= now(), false) AS expired
+           coalesce(expires_at <= now(), false) AS expired,
+           coalesce(status = 'completed' AND result->'isError' = 'true'::jsonb, false) AS tool_error
       FROM ${context.tasks}
      WHERE ${sql.join(where, sql` AND `)}
      ORDER BY created_at DESC, id DESC
@@ -44,5 +46,6 @@ export async function listTasksForOperator(context: SqlContext, filter: Operator
     createdAt: row.created_at,
     lastUpdatedAt: row.last_updated_at,
     expired: row.expired,
+    toolError: row.tool_error,
   }));
 }
