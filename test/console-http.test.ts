@@ -121,7 +121,7 @@ describe('the operator console over HTTP', { timeout: 180_000 }, () => {
     const response = await fetch(`${demo.base}/console?token=${encodeURIComponent(CONSOLE_TOKEN)}`, { redirect: 'manual' });
     assert.equal(response.status, 303);
     assert.equal(response.headers.get('location'), '/console');
-    assert.equal(response.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(response.headers.get('referrer-policy'), 'same-origin');
     const cookie = cookieOf(response);
     const page = await fetch(`${demo.base}/console`, { headers: { cookie } });
     assert.equal(page.status, 200);

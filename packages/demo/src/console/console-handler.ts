@@ -32,8 +32,10 @@ const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  // `/console?token=…` must not leak through a Referer.
-  'referrer-policy': 'no-referrer',
+  // `/console?token=…` must not leak through a Referer to another site. Not `no-referrer`: under
+  // it a browser sends `Origin: null` with the sign-in form's POST, which the edge's Origin check
+  // (DNS rebinding) rightly refuses; same-origin keeps the page's own origin on its own requests.
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 } as const;
 
