@@ -1,4 +1,5 @@
 export { DEFAULT_CONNECTION_TIMEOUT_MS, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { type PreparedStatementsMode } from './sql/prepared-statements.js';
 export { PostgresTaskNode, type PostgresTaskNodeOptions } from './node/postgres-task-node.js';
 export { LISTENER_APPLICATION_NAME } from './listener/listener-connection.js';
 export { LEASE_APPLICATION_NAME } from './maintenance/lease-connection.js';

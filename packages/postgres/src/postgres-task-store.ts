@@ -65,6 +65,7 @@ import { requestInput } from './sql/request-input.js';
 import { setStatusMessage } from './sql/set-status-message.js';
 import { refuseUnstorableValue } from './sql/refuse-unstorable-value.js';
 import { sqlContext, type SqlContext } from './sql/sql-context.js';
+import { PreparedStatements, type PreparedStatementsMode } from './sql/prepared-statements.js';
 
 /** Options of {@link PostgresTaskStore.connect}. Give `connectionString` or `pool`. */
 export interface PostgresTaskStoreOptions {
@@ -88,6 +89,13 @@ export interface PostgresTaskStoreOptions {
    * answers cannot hang `connect` or a query. Default {@link DEFAULT_CONNECTION_TIMEOUT_MS}; 0 waits forever.
    */
   readonly connectionTimeoutMillis?: number;
+  /**
+   * Whether hot statements run as named prepared statements on the pool: `'auto'` (default)
+   * until a statement fails because the pooler moved it to another backend (then never, with a
+   * warning, and the statement runs again unprepared); `false` behind a transaction-mode pooler
+   * that cannot keep them; `true` always. See `docs/postgres.md`.
+   */
+  readonly preparedStatements?: PreparedStatementsMode;
 }
 
 /** The default `connectionTimeoutMillis`: 10 s. */
@@ -158,7 +166,7 @@ export class PostgresTaskStore implements TaskStore {
     // discards it on release.
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
+    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool, new PreparedStatements(options.preparedStatements ?? 'auto', logger));
     this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
   }
