@@ -10,6 +10,10 @@ export interface DemoConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string | undefined;
+  /** A direct connection for LISTEN, the lease, the leader's locks and migrations when `DATABASE_URL` goes through a pooler (`DIRECT_DATABASE_URL`). */
+  readonly directDatabaseUrl?: string | undefined;
+  /** Connections of the store's pool (`MCP_TASKS_POOL_SIZE`); default the library's 10. */
+  readonly poolSize?: number | undefined;
   readonly nodeId: string | undefined;
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
@@ -48,6 +52,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     port: integer(env, 'PORT', 0) ?? 3000,
     host: env['HOST'] || '127.0.0.1',
     databaseUrl: env['DATABASE_URL'] || undefined,
+    directDatabaseUrl: env['DIRECT_DATABASE_URL'] || undefined,
+    poolSize: integer(env, 'MCP_TASKS_POOL_SIZE', 1),
     nodeId: env['NODE_ID'] || undefined,
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),

@@ -10,6 +10,7 @@ import { createEdge } from './http/edge.js';
 import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
 import { openStore } from './store/open-store.js';
+import { observeListenerGauge, type ListenerStateSource } from './metrics/listener-gauge.js';
 import { registerGreet, taskTools } from './tools/index.js';
 
 /** The server's name: part of every task's owner, so every node must use the same one. */
@@ -58,14 +59,18 @@ export interface DemoServerOptions {
 /** Starts one demo node (what `npm run serve` runs). */
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
+  if (config.directDatabaseUrl && !config.databaseUrl) throw new Error('DIRECT_DATABASE_URL needs DATABASE_URL: it is the direct way to the same database');
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
   const { store, node, readiness, operator, clusterStats } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
     migrate: config.migrate,
+    directDatabaseUrl: config.directDatabaseUrl,
+    poolSize: config.poolSize,
     clusterStatsMs: config.clusterStatsMs,
   });
   if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
+  if (node) observeListenerGauge(node as ListenerStateSource, metrics.meterProvider);
   const tasks = new McpTasks({
     store,
     ...(node ? { node } : {}),

@@ -10,6 +10,10 @@ export interface OpenStoreOptions {
   readonly leaseMs?: number | undefined;
   /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`, default true); off when a one-shot migrate step ran them. */
   readonly migrate?: boolean | undefined;
+  /** The direct connection string for the node's session connections and migrations (`DIRECT_DATABASE_URL`). */
+  readonly directDatabaseUrl?: string | undefined;
+  /** Connections of the store's pool (`MCP_TASKS_POOL_SIZE`). */
+  readonly poolSize?: number | undefined;
   /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
   readonly clusterStatsMs?: number | undefined;
 }
@@ -36,7 +40,12 @@ export async function openStore(databaseUrl: string | undefined, options: OpenSt
   if (!databaseUrl) return { store: new MemoryTaskStore(), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
   const { PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true });
+  const store = await PostgresTaskStore.connect({
+    connectionString: databaseUrl,
+    migrate: options.migrate ?? true,
+    ...(options.directDatabaseUrl === undefined ? {} : { directConnectionString: options.directDatabaseUrl }),
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+  });
   try {
     const node = await PostgresTaskNode.start(store, {
       ...(options.nodeId === undefined ? {} : { nodeId: options.nodeId }),
