@@ -8,10 +8,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { eventually, metric, ROOT, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { pgBouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer.js';
 import { rpc, waitFor } from './server-raw-client.js';
 
+const run = promisify(execFile);
 const skip = pgBouncerMissing();
 const POLL_MS = 3_000;
 const ENV = { MCP_TASKS_POLL_INTERVAL_MS: String(POLL_MS), MCP_TASKS_LEASE_MS: '3000', MCP_TASKS_POOL_SIZE: '6', MCP_TASKS_DRAIN_MS: '500', MCP_TASKS_MAX_IN_FLIGHT: 'off', MCP_TASKS_RATE_LIMIT: 'off' };
@@ -83,6 +86,16 @@ async function spawnBoth(first: string, second: string, env: Record<string, stri
   return [nodes.at(-2)!, nodes.at(-1)!];
 }
 
+/** `mcp-tasks …args` from source, bounded; its stdout. */
+async function cli(args: string[], databaseUrl: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
 async function stop(...stopping: DemoProcess[]): Promise<void> {
   for (const node of stopping) node.child.kill('SIGTERM');
   await Promise.all(stopping.map((node) => node.exited));
@@ -127,6 +140,9 @@ describe('through PgBouncer in transaction mode', { skip, timeout: 120_000 }, ()
       const { rows } = await admin.query(`SELECT listening FROM mcp_tasks.nodes WHERE name LIKE 'pooled-only-%' AND lease_expires_at > now()`);
       return rows.length === 2 && rows.every((row) => row.listening === false);
     }, 5_000, 'both nodes record that they poll only');
+    // The operator's view through the same pooler: `mcp-tasks nodes` names the state.
+    const listed = await cli(['nodes'], bouncer.url);
+    assert.match(listed, /^pooled-only-c\/[0-9a-f]{16}\s.*\slive\s+\d+\s+polling only\s/m, listed);
     assert.doesNotMatch(c.output() + d.output(), /already exists|does not exist|Internal error/);
     await stop(c, d);
   });
