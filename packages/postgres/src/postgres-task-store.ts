@@ -41,6 +41,7 @@ import { controlChannelOf } from './listener/control-channel.js';
 import { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 import { migrate } from './migrations/migrate.js';
 import { assertDirectConnectionString } from './node/session-connections.js';
+import { explainConnectionError } from './connection/connection-error.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema/schema-name.js';
 import type { TasksDatabase } from './schema/tasks-table.js';
 import { answerInput } from './sql/answer-input.js';
@@ -154,7 +155,7 @@ export class PostgresTaskStore implements TaskStore {
       if (options.migrate ?? true) await store.#migrate(options.directConnectionString, options.connectionTimeoutMillis);
     } catch (error) {
       await store.close();
-      throw error;
+      throw explainConnectionError(error, options.directConnectionString === undefined ? 'the connection string' : 'the direct connection string');
     }
     return store;
   }

@@ -13,6 +13,7 @@ import { enableTestSignals } from '../maintenance/test-signal.js';
 import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
 import { connectionOf, type PostgresTaskStore, type StoreConnection } from '../postgres-task-store.js';
 import { readWatchedStates } from '../sql/read-watched-states.js';
+import { explainConnectionError } from '../connection/connection-error.js';
 import { MaintenanceConnection } from './maintenance-connection.js';
 import { sessionConnections, type SessionConnections } from './session-connections.js';
 
@@ -88,7 +89,7 @@ export class PostgresTaskNode implements TaskNode {
       await node.lease?.start();
     } catch (error) {
       await node.stop();
-      throw error;
+      throw explainConnectionError(error, node.sessions.direct ? 'the direct connection string' : 'the connection string');
     }
     node.reaper?.start();
     node.sweeper?.start();
