@@ -27,6 +27,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   9: 'Durable work: claim latency, journaled steps, the claim path',
   10: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
   12: 'Fair share: no client that behaves is refused',
+  13: 'Through a transaction pooler (PgBouncer)',
 };
 
 export function renderReport(report: Report): string {

@@ -13,6 +13,7 @@ import { runFairShare } from './scenarios/fair-share.js';
 import { runHostileListens } from './scenarios/hostile-listens.js';
 import { runHttpEndToEnd } from './scenarios/http-end-to-end.js';
 import { runMemory } from './scenarios/memory.js';
+import { runPooler } from './scenarios/pooler.js';
 import { runQuota } from './scenarios/quota.js';
 import { runRequestPath } from './scenarios/request-path.js';
 import { runSweep } from './scenarios/sweep.js';
@@ -46,6 +47,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [9], run: runDurableWork },
   { numbers: [10], run: runHostileListens },
   { numbers: [12], run: runFairShare },
+  { numbers: [13], run: runPooler },
 ];
 
 const started = performance.now();

@@ -33,7 +33,7 @@ describe('readiness', { timeout: 90_000 }, () => {
       node?.child.kill('SIGKILL');
     });
     node = await spawnDemoNode('ready-1', { DATABASE_URL: throughProxy(database.url, proxy) });
-    assert.deepEqual((await get(`${node.base}/readyz`)).body, { status: 'ready' });
+    assert.deepEqual((await get(`${node.base}/readyz`)).body, { status: 'ready', listener: 'listening' });
     proxy.freeze();
     const down = await get(`${node.base}/readyz`);
     assert.equal(down.status, 503);

@@ -15,8 +15,8 @@ export interface DemoProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Spawns a demo node with `env` and waits until it prints its URL. */
-export async function spawnDemoNode(name: string, env: Record<string, string>): Promise<DemoProcess> {
+/** Spawns a demo node with `env` and waits until it prints its URL (up to `startTimeoutMs`, default 30 s). */
+export async function spawnDemoNode(name: string, env: Record<string, string>, options: { readonly startTimeoutMs?: number } = {}): Promise<DemoProcess> {
   const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ID: name, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -28,7 +28,7 @@ export async function spawnDemoNode(name: string, env: Record<string, string>): 
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let url: string;
   try {
-    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
+    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, options.startTimeoutMs ?? 30_000);
   } catch (error) {
     // A node that never came up is not the test's to stop: without this it would hold the file open.
     child.kill('SIGKILL');

@@ -22,7 +22,7 @@ Commands:
 ${commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
 Options for every command:
-  --database-url <url>    the PostgreSQL to use (default: the DATABASE_URL variable)
+  --database-url <url>    the PostgreSQL to use (default: DIRECT_DATABASE_URL, else DATABASE_URL)
   --connect-timeout <s>   give up connecting after this many seconds (default ${DEFAULT_CONNECT_TIMEOUT_SECONDS})
   -h, --help              this help, or a command's with mcp-tasks <command> --help
   -V, --version           the version of mcp-tasks

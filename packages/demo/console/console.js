@@ -136,10 +136,16 @@ function renderSummary(summary) {
         element('td', node.expired ? 'expired' : 'held', node.expired ? 'expired' : 'ok'),
         `${age(node.leaseAgeMs)} ago`,
         String(node.running),
+        element('td', listenText(node.listening), node.listening === false ? 'expired' : 'ok'),
         since(node.startedAt),
       ]),
     ),
   );
+}
+
+/** Whether a node's LISTEN works, as its last renewal recorded (null: not known yet, or an earlier release). */
+function listenText(listening) {
+  return listening === true ? 'listening' : listening === false ? 'polling only' : 'unknown';
 }
 
 function cancelButton(taskId) {

@@ -14,6 +14,10 @@ export interface DemoConfig {
   /** The Host and Origin headers served (`MCP_TASKS_ALLOWED_HOSTS`, `MCP_TASKS_ALLOWED_ORIGINS`); others get 403 before any route. Absent: the defaults for `host`. */
   readonly originPolicy?: OriginPolicy | undefined;
   readonly databaseUrl: string | undefined;
+  /** A direct connection for LISTEN, the lease, the leader's locks and migrations when `DATABASE_URL` goes through a pooler (`DIRECT_DATABASE_URL`). */
+  readonly directDatabaseUrl?: string | undefined;
+  /** Connections of the store's pool (`MCP_TASKS_POOL_SIZE`); default the library's 10. */
+  readonly poolSize?: number | undefined;
   readonly nodeId: string | undefined;
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
@@ -68,6 +72,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     host,
     originPolicy: originPolicyFromEnv(env, host),
     databaseUrl: env['DATABASE_URL'] || undefined,
+    directDatabaseUrl: env['DIRECT_DATABASE_URL'] || undefined,
+    poolSize: integer(env, 'MCP_TASKS_POOL_SIZE', 1),
     nodeId: env['NODE_ID'] || undefined,
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),

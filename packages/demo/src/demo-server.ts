@@ -63,11 +63,14 @@ export interface DemoServerOptions {
 export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
   const metrics = demoMetrics(options.prometheus);
   const logger = options.logger ?? defaultLogger();
+  if (config.directDatabaseUrl && !config.databaseUrl) throw new Error('DIRECT_DATABASE_URL needs DATABASE_URL: it is the direct way to the same database');
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
   const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
     migrate: config.migrate,
+    directDatabaseUrl: config.directDatabaseUrl,
+    poolSize: config.poolSize,
     clusterStatsMs: config.clusterStatsMs,
     logger,
   });

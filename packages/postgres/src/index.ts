@@ -1,5 +1,8 @@
-export { DEFAULT_CONNECTION_TIMEOUT_MS, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { DEFAULT_CONNECTION_TIMEOUT_MS, MIGRATION_APPLICATION_NAME, PostgresTaskStore, type PostgresTaskStoreOptions } from './postgres-task-store.js';
+export { type PreparedStatementsMode } from './sql/prepared-statements.js';
 export { PostgresTaskNode, type PostgresTaskNodeOptions } from './node/postgres-task-node.js';
+export { PostgresConnectionError } from './connection/connection-error.js';
+export { type SessionConnections } from './node/session-connections.js';
 export { LISTENER_APPLICATION_NAME } from './listener/listener-connection.js';
 export { LEASE_APPLICATION_NAME } from './maintenance/lease-connection.js';
 export { instanceApplicationName, MAX_NODE_NAME_LENGTH, type NodeIdentity } from './node/node-identity.js';

@@ -41,6 +41,8 @@ import pg from 'pg';
 import { controlChannelOf } from './listener/control-channel.js';
 import { consoleLogger, type MaintenanceLogger } from './maintenance/maintenance-logger.js';
 import { migrate } from './migrations/migrate.js';
+import { assertDirectConnectionString } from './node/session-connections.js';
+import { explainConnectionError } from './connection/connection-error.js';
 import { assertSchemaName, DEFAULT_SCHEMA } from './schema/schema-name.js';
 import type { TasksDatabase } from './schema/tasks-table.js';
 import { answerInput } from './sql/answer-input.js';
@@ -68,6 +70,7 @@ import { requestInput } from './sql/request-input.js';
 import { setStatusMessage } from './sql/set-status-message.js';
 import { refuseUnstorableValue } from './sql/refuse-unstorable-value.js';
 import { sqlContext, type SqlContext } from './sql/sql-context.js';
+import { PreparedStatements, type PreparedStatementsMode } from './sql/prepared-statements.js';
 
 /** Options of {@link PostgresTaskStore.connect}. Give `connectionString` or `pool`. */
 export interface PostgresTaskStoreOptions {
@@ -75,6 +78,13 @@ export interface PostgresTaskStoreOptions {
   readonly connectionString?: string;
   /** A pool the application owns; the store uses it and leaves it open on `close()`. */
   readonly pool?: pg.Pool;
+  /**
+   * A connection string straight to PostgreSQL (`DIRECT_DATABASE_URL`) when `connectionString`
+   * (or `pool`) goes through a transaction-mode pooler: migrations take their lock on it, and the
+   * `PostgresTaskNode` beside the store takes it for its LISTEN, lease and maintenance
+   * connections. Default: everything uses the pool's settings.
+   */
+  readonly directConnectionString?: string;
   /** Size of the pool the store creates from `connectionString`. Default 10. */
   readonly poolSize?: number;
   /** The schema of the tables (lower-case identifier). Default `mcp_tasks`. */
@@ -91,7 +101,17 @@ export interface PostgresTaskStoreOptions {
    * answers cannot hang `connect` or a query. Default {@link DEFAULT_CONNECTION_TIMEOUT_MS}; 0 waits forever.
    */
   readonly connectionTimeoutMillis?: number;
+  /**
+   * Whether hot statements run as named prepared statements on the pool: `'auto'` (default)
+   * until a statement fails because the pooler moved it to another backend (then never, with a
+   * warning, and the statement runs again unprepared); `false` behind a transaction-mode pooler
+   * that cannot keep them; `true` always. See `docs/postgres.md`.
+   */
+  readonly preparedStatements?: PreparedStatementsMode;
 }
+
+/** The application_name of the connection a store migrates on, when it has a direct connection string. */
+export const MIGRATION_APPLICATION_NAME = 'mcp-tasks:migrate';
 
 /** The default `connectionTimeoutMillis`: 10 s. */
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
@@ -101,6 +121,8 @@ export interface StoreConnection {
   readonly pool: pg.Pool;
   readonly sql: SqlContext;
   readonly schema: string;
+  /** The store's direct connection string, the node's default. */
+  readonly directConnectionString?: string | undefined;
 }
 
 const connections = new WeakMap<PostgresTaskStore, StoreConnection>();
@@ -135,10 +157,10 @@ export class PostgresTaskStore implements TaskStore {
   static async connect(options: PostgresTaskStoreOptions): Promise<PostgresTaskStore> {
     const store = new PostgresTaskStore(options);
     try {
-      if (options.migrate ?? true) await migrate(store.#pool, store.schema);
+      if (options.migrate ?? true) await store.#migrate(options.directConnectionString, options.connectionTimeoutMillis);
     } catch (error) {
       await store.close();
-      throw error;
+      throw explainConnectionError(error, options.directConnectionString === undefined ? 'the connection string' : 'the direct connection string');
     }
     return store;
   }
@@ -146,6 +168,7 @@ export class PostgresTaskStore implements TaskStore {
   /** Prefer {@link PostgresTaskStore.connect}: the constructor does not migrate. */
   constructor(options: PostgresTaskStoreOptions) {
     if (!options.pool === !options.connectionString) throw new TypeError('give exactly one of connectionString and pool');
+    if (options.directConnectionString !== undefined) assertDirectConnectionString(options.directConnectionString);
     this.schema = assertSchemaName(options.schema ?? DEFAULT_SCHEMA);
     const logger = options.logger ?? consoleLogger;
     this.#ownsPool = !options.pool;
@@ -163,10 +186,30 @@ export class PostgresTaskStore implements TaskStore {
     // discards it on release.
     if (this.#ownsPool) this.#pool.on('connect', (client) => client.on('error', (error) => logger.warn('a pool connection failed', error)));
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
-    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool);
+    this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool, new PreparedStatements(options.preparedStatements ?? 'auto', logger));
     this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
     this.upstreamCancels = new PostgresUpstreamCancelLedger(this.#db, this.schema);
-    connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema });
+    connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema, directConnectionString: options.directConnectionString });
+  }
+
+  /** Migrates on the pool, or on a connection of its own to `direct` (the lock and DDL stay off the pooler). */
+  async #migrate(direct: string | undefined, connectionTimeoutMillis: number | undefined): Promise<void> {
+    if (direct === undefined) {
+      await migrate(this.#pool, this.schema);
+      return;
+    }
+    const pool = new pg.Pool({
+      connectionString: direct,
+      max: 1,
+      application_name: MIGRATION_APPLICATION_NAME,
+      connectionTimeoutMillis: connectionTimeoutMillis ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    });
+    pool.on('error', () => undefined);
+    try {
+      await migrate(pool, this.schema);
+    } finally {
+      await pool.end();
+    }
   }
 
   async create(task: NewTask, options: CreateOptions): Promise<TaskRecord> {

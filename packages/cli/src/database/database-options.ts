@@ -1,11 +1,15 @@
 import { UsageError } from '../command-errors.js';
 
-/** How a command reaches PostgreSQL, from `--database-url` / `DATABASE_URL` and `--connect-timeout`. */
+/**
+ * How a command reaches PostgreSQL, from `--database-url`, `DIRECT_DATABASE_URL` or `DATABASE_URL`
+ * and `--connect-timeout`. The direct URL comes first: behind a transaction pooler it is the one
+ * that reaches PostgreSQL itself, which migrations (DDL under a lock) are best run on.
+ */
 export interface DatabaseOptions {
   /** The URL as given, or undefined when neither the flag nor the variable is set. */
   readonly url: string | undefined;
   /** Where the URL came from, for messages. */
-  readonly source: '--database-url' | 'DATABASE_URL';
+  readonly source: '--database-url' | 'DIRECT_DATABASE_URL' | 'DATABASE_URL';
   readonly connectTimeoutMs: number;
 }
 
@@ -15,10 +19,11 @@ export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 10;
 export function databaseOptions(flag: string | undefined, env: NodeJS.ProcessEnv, timeout: string | undefined): DatabaseOptions {
   const seconds = timeout === undefined ? DEFAULT_CONNECT_TIMEOUT_SECONDS : Number(timeout);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--connect-timeout must be a positive number of seconds (got ${JSON.stringify(timeout)})`);
-  const fromEnv = env['DATABASE_URL'] === '' ? undefined : env['DATABASE_URL'];
+  const direct = env['DIRECT_DATABASE_URL'] || undefined;
+  const fromEnv = direct ?? (env['DATABASE_URL'] || undefined);
   return {
     url: flag ?? fromEnv,
-    source: flag === undefined ? 'DATABASE_URL' : '--database-url',
+    source: flag !== undefined ? '--database-url' : direct !== undefined ? 'DIRECT_DATABASE_URL' : 'DATABASE_URL',
     connectTimeoutMs: Math.round(seconds * 1000),
   };
 }

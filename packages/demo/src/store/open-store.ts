@@ -11,6 +11,10 @@ export interface OpenStoreOptions {
   readonly leaseMs?: number | undefined;
   /** Apply pending migrations at start (`MCP_TASKS_MIGRATE`, default true); off when a one-shot migrate step ran them. */
   readonly migrate?: boolean | undefined;
+  /** The direct connection string for the node's session connections and migrations (`DIRECT_DATABASE_URL`). */
+  readonly directDatabaseUrl?: string | undefined;
+  /** Connections of the store's pool (`MCP_TASKS_POOL_SIZE`). */
+  readonly poolSize?: number | undefined;
   /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
   readonly clusterStatsMs?: number | undefined;
   /** Where the store and its maintenance services log. Default: `defaultLogger()`. */
@@ -42,7 +46,13 @@ export async function openStore(databaseUrl: string | undefined, options: OpenSt
   if (!databaseUrl) return { store: new MemoryTaskStore({ logger }), readiness: async () => undefined };
   // Loaded only when needed, so the memory-only demo does not load pg.
   const { maintenanceLoggerOf, poolStats, PostgresOperator, PostgresTaskNode, PostgresTaskStore } = await import('@mcp-tasks/postgres');
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, migrate: options.migrate ?? true, logger: maintenanceLoggerOf(logger) });
+  const store = await PostgresTaskStore.connect({
+    connectionString: databaseUrl,
+    migrate: options.migrate ?? true,
+    logger: maintenanceLoggerOf(logger),
+    ...(options.directDatabaseUrl === undefined ? {} : { directConnectionString: options.directDatabaseUrl }),
+    ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+  });
   try {
     const node = await PostgresTaskNode.start(store, {
       logger: maintenanceLoggerOf(logger),

@@ -182,7 +182,8 @@ export class ControlListener {
     if (!ok) {
       this.#hooks.logger.warn(
         `LISTEN/NOTIFY self-test failed: a notification on ${channel} did not arrive within ${this.config.selfTestTimeoutMs} ms ` +
-          '(a transaction-mode pooler?). Cancels and answers will reach running tasks through polling only.',
+          '(a transaction-mode pooler?). Cancels and answers will reach running tasks through polling only: ' +
+          'give the node a direct connection string for LISTEN, the lease and the locks (directConnectionString; DIRECT_DATABASE_URL in the demo).',
       );
       this.#state = 'polling-only';
       this.testSignals.selfTestFailed.signal();

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { instanceApplicationName } from '../node/node-identity.js';
+import { sessionClientConfig, type SessionConnections } from '../node/session-connections.js';
 
 /**
  * The application_name of the LISTEN connection, followed by `:` and the process's instance id,
@@ -7,8 +7,7 @@ import { instanceApplicationName } from '../node/node-identity.js';
  */
 export const LISTENER_APPLICATION_NAME = 'mcp-tasks:listener';
 
-/** The LISTEN connection's settings: the pool's, since it must reach the same server, directly. */
-export function listenerConnectionConfig(pool: pg.Pool, instanceId: string): pg.ClientConfig {
-  const { max: _max, min: _min, idleTimeoutMillis: _idle, ...clientConfig } = pool.options as pg.PoolConfig;
-  return { ...clientConfig, application_name: instanceApplicationName(LISTENER_APPLICATION_NAME, instanceId) };
+/** The LISTEN connection's settings: a session connection (direct when the node has a direct URL). */
+export function listenerConnectionConfig(session: SessionConnections, instanceId: string): pg.ClientConfig {
+  return sessionClientConfig(session, LISTENER_APPLICATION_NAME, instanceId);
 }

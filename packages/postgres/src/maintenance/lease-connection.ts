@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { TasksDatabase } from '../schema/tasks-table.js';
 import { withExecutor, type SqlContext } from '../sql/sql-context.js';
-import { instanceApplicationName } from '../node/node-identity.js';
+import { sessionClientConfig, type SessionConnections } from '../node/session-connections.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
 
 /**
@@ -12,35 +12,82 @@ import type { MaintenanceLogger } from './maintenance-logger.js';
  */
 export const LEASE_APPLICATION_NAME = 'mcp-tasks:lease';
 
+/** PgBouncer's refusal of a startup parameter it does not track (such as statement_timeout). */
+const STARTUP_PARAMETER_REFUSED = /unsupported startup parameter/i;
+
 /**
  * The node lease's own connection, outside the store's pool: request traffic that fills the pool
  * can never queue a renewal behind it (a node that loses its lease has its tasks failed for every
  * owner). A pool of one gives the reconnect: a broken connection is discarded and the next
  * renewal opens a new one. Its statement timeout stays below the renewal interval, so
  * a renewal stuck on a lock or a dead socket fails in time for the next one to be tried.
+ *
+ * The timeout is a startup parameter, which a pooler such as PgBouncer refuses ("unsupported
+ * startup parameter"): the connection is then opened without it and bounds each statement on the
+ * client side instead (a statement that outlasts it fails and its connection is discarded), and
+ * {@link startupRefused} tells the node it is behind a pooler.
  */
 export class LeaseConnection {
-  readonly #pool: pg.Pool;
   readonly #db: Kysely<TasksDatabase>;
+  readonly #logger: MaintenanceLogger;
+  readonly #onStartupRefused: () => void;
   readonly context: SqlContext;
+  #startupRefused = false;
 
-  constructor(storePool: pg.Pool, context: SqlContext, instanceId: string, timeouts: { statementTimeoutMs: number; connectTimeoutMs: number }, logger: MaintenanceLogger) {
-    const { max: _max, min: _min, idleTimeoutMillis: _idle, ...clientConfig } = storePool.options as pg.PoolConfig;
-    this.#pool = new pg.Pool({
-      ...clientConfig,
-      application_name: instanceApplicationName(LEASE_APPLICATION_NAME, instanceId),
+  constructor(
+    session: SessionConnections,
+    context: SqlContext,
+    instanceId: string,
+    timeouts: { statementTimeoutMs: number; connectTimeoutMs: number },
+    logger: MaintenanceLogger,
+    onStartupRefused: () => void = () => {},
+  ) {
+    this.#logger = logger;
+    this.#onStartupRefused = onStartupRefused;
+    const config: pg.PoolConfig = {
+      ...sessionClientConfig(session, LEASE_APPLICATION_NAME, instanceId),
       max: 1,
       // Kept open between renewals: reconnecting each time would put a connect on the renewal's path.
       idleTimeoutMillis: 0,
       connectionTimeoutMillis: timeouts.connectTimeoutMs,
-      statement_timeout: timeouts.statementTimeoutMs,
-    });
-    this.#pool.on('error', (error) => logger.warn('the lease connection failed; the next renewal reconnects', error));
-    this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+    };
+    // Opened on the first statement (Kysely retries a failed open on the next one).
+    this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: () => this.#open(config, timeouts.statementTimeoutMs) }) });
     this.context = withExecutor(context, this.#db);
+  }
+
+  /** Whether the server refused the statement timeout as a startup parameter (a pooler in between). */
+  get startupRefused(): boolean {
+    return this.#startupRefused;
   }
 
   close(): Promise<void> {
     return this.#db.destroy();
+  }
+
+  async #open(config: pg.PoolConfig, statementTimeoutMs: number): Promise<pg.Pool> {
+    if (!this.#startupRefused) {
+      const pool = this.#pool({ ...config, statement_timeout: statementTimeoutMs });
+      try {
+        (await pool.connect()).release();
+        return pool;
+      } catch (error) {
+        await pool.end().catch(() => undefined);
+        if (!STARTUP_PARAMETER_REFUSED.test(error instanceof Error ? error.message : String(error))) throw error;
+        this.#startupRefused = true;
+        this.#logger.warn(
+          'the lease connection was refused its statement_timeout startup parameter (a pooler such as PgBouncer is in between): ' +
+            'it bounds its statements on the client side instead; give the node a direct connection string (directConnectionString; DIRECT_DATABASE_URL in the demo)',
+        );
+        this.#onStartupRefused();
+      }
+    }
+    return this.#pool({ ...config, query_timeout: statementTimeoutMs });
+  }
+
+  #pool(config: pg.PoolConfig): pg.Pool {
+    const pool = new pg.Pool(config);
+    pool.on('error', (error) => this.#logger.warn('the lease connection failed; the next renewal reconnects', error));
+    return pool;
   }
 }

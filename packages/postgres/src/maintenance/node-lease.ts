@@ -6,7 +6,7 @@ import type { LeaseFailureReason } from '../sql/lease-error.js';
 import { registerNode } from '../sql/register-node.js';
 import { releaseNodeLease } from '../sql/release-node-lease.js';
 import { renewNodeLease } from '../sql/renew-node-lease.js';
-import type pg from 'pg';
+import type { SessionConnections } from '../node/session-connections.js';
 import type { SqlContext } from '../sql/sql-context.js';
 import { LEASE_APPLICATION_NAME, LeaseConnection } from './lease-connection.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
@@ -32,6 +32,22 @@ export interface NodeLeaseConfig {
 export type NodeLeaseState = 'idle' | 'held' | 'released';
 
 const DEFAULTS = { leaseMs: 30_000, renewIntervalMs: 0, batchSize: 1_000, statementTimeoutMs: 0 } as const;
+
+/** What the lease asks of the node it belongs to; every hook has a default. */
+export interface NodeLeaseHooks {
+  /** The lease is lost: stop every run here at once. */
+  readonly onLost?: () => void;
+  /**
+   * Whether `pg_stat_activity` shows this cluster's session connections by their names: false
+   * behind a pooler (names follow whichever client a backend serves), where a namesake's
+   * connections cannot be told gone, so its tasks wait for its lease. Default: always.
+   */
+  readonly sessionsVisible?: () => boolean;
+  /** Whether this node's LISTEN works now (null: not known yet), recorded on each renewal for operators. */
+  readonly listening?: () => boolean | null;
+  /** The lease connection found a pooler in between (it refused a startup parameter). */
+  readonly onPooler?: () => void;
+}
 
 /** Connecting may take longer than a statement (a TLS handshake), but never as long as a lease. */
 const MIN_CONNECT_TIMEOUT_MS = 2_000;
@@ -76,6 +92,8 @@ export class NodeLease {
   readonly #onLost: () => void;
   #renewedAt: Date | undefined;
   #losses = 0;
+  readonly #sessionsVisible: () => boolean;
+  readonly #listening: () => boolean | null;
   #startedAt: Date | undefined;
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
@@ -85,8 +103,8 @@ export class NodeLease {
   #validUntil = 0;
   #abandoned = false;
 
-  /** `pool` is the store's: the lease connects to the same server with the same settings, beside it. */
-  constructor(pool: pg.Pool, context: SqlContext, identity: NodeIdentity, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, onLost: () => void = () => {}) {
+  /** `session` says where the lease's own connection goes: a direct URL, or the store's settings. */
+  constructor(session: SessionConnections, context: SqlContext, identity: NodeIdentity, logger: MaintenanceLogger, config: NodeLeaseConfig = {}, hooks: NodeLeaseHooks = {}) {
     const merged = withDefaults<NodeLeaseConfig>(DEFAULTS, config);
     const renewIntervalMs = merged.renewIntervalMs > 0 ? merged.renewIntervalMs : Math.max(1, Math.floor(merged.leaseMs / 3));
     const statementTimeoutMs = merged.statementTimeoutMs > 0 ? merged.statementTimeoutMs : Math.max(1, Math.floor(renewIntervalMs * 0.8));
@@ -97,10 +115,19 @@ export class NodeLease {
     if (!(Number.isSafeInteger(statementTimeoutMs) && statementTimeoutMs < renewIntervalMs)) throw new RangeError('statementTimeoutMs must be an integer below renewIntervalMs');
     this.identity = identity;
     this.nodeId = identity.nodeId;
-    this.#connection = new LeaseConnection(pool, context, identity.instanceId, { statementTimeoutMs, connectTimeoutMs: Math.max(MIN_CONNECT_TIMEOUT_MS, statementTimeoutMs) }, logger);
+    this.#connection = new LeaseConnection(
+      session,
+      context,
+      identity.instanceId,
+      { statementTimeoutMs, connectTimeoutMs: Math.max(MIN_CONNECT_TIMEOUT_MS, statementTimeoutMs) },
+      logger,
+      hooks.onPooler,
+    );
     this.#context = this.#connection.context;
     this.#logger = logger;
-    this.#onLost = onLost;
+    this.#onLost = hooks.onLost ?? (() => {});
+    this.#sessionsVisible = hooks.sessionsVisible ?? (() => true);
+    this.#listening = hooks.listening ?? (() => null);
   }
 
   get state(): NodeLeaseState {
@@ -164,7 +191,7 @@ export class NodeLease {
     const sentAt = performance.now();
     let expiresAt: Date | undefined;
     try {
-      expiresAt = await renewNodeLease(this.#context, this.nodeId, this.#startedAt, this.config.leaseMs);
+      expiresAt = await renewNodeLease(this.#context, this.nodeId, this.#startedAt, this.config.leaseMs, this.#listening());
     } catch (error) {
       // Unreachable for a whole lease: the cluster counts this node dead and may fail its tasks,
       // so its runs stop now rather than when the database answers again.
@@ -218,6 +245,8 @@ export class NodeLease {
    */
   async #settleGoneNamesakes(): Promise<number> {
     let settled = 0;
+    // Through a pooler (no direct connection) a namesake's connections cannot be seen by name.
+    if (this.#connection.startupRefused || !this.#sessionsVisible()) return settled;
     try {
       for (const nodeId of await expireGoneNamesakes(this.#context, this.identity, [LEASE_APPLICATION_NAME, LISTENER_APPLICATION_NAME])) {
         settled += await this.#failTasksOf(nodeId, 'restarted');

@@ -13,6 +13,9 @@ import { enableTestSignals } from '../maintenance/test-signal.js';
 import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
 import { connectionOf, type PostgresTaskStore, type StoreConnection } from '../postgres-task-store.js';
 import { readWatchedStates } from '../sql/read-watched-states.js';
+import { explainConnectionError } from '../connection/connection-error.js';
+import { MaintenanceConnection } from './maintenance-connection.js';
+import { sessionConnections, type SessionConnections } from './session-connections.js';
 
 /**
  * Options of {@link PostgresTaskNode.start}. Each service takes its settings, or `false` to switch
@@ -26,6 +29,14 @@ export interface PostgresTaskNodeOptions {
    * Default: `node`.
    */
   readonly nodeId?: string;
+  /**
+   * A connection string straight to PostgreSQL (`DIRECT_DATABASE_URL`), for what needs a session
+   * of its own: the LISTEN connection, the lease connection (and its `pg_stat_activity` look-up
+   * of namesakes) and the maintenance leader's. Give it when the store's pool goes through a
+   * transaction-mode pooler. Default: the store's (`PostgresTaskStore`'s `directConnectionString`,
+   * else its pool's settings).
+   */
+  readonly directConnectionString?: string;
   /** The LISTEN connection that carries cancels, answers and followed changes to this node. */
   readonly listener?: ControlListenerConfig | false;
   /** The node's lease: while it is held, the node's live tasks are its own. */
@@ -60,7 +71,11 @@ export class PostgresTaskNode implements TaskNode {
   readonly sweeper: TtlSweeper | undefined;
   readonly rescuer: OrphanRescuer | undefined;
   readonly stats: ClusterStatsService | undefined;
+  /** Where the session connections go (direct, or the store's settings). */
+  readonly sessions: SessionConnections;
   readonly #connection: StoreConnection;
+  readonly #maintenance: MaintenanceConnection | undefined;
+  #poolerFound = false;
   readonly #store: PostgresTaskStore;
   readonly #logger: MaintenanceLogger;
   readonly #fanOut: TaskFanOut;
@@ -74,7 +89,7 @@ export class PostgresTaskNode implements TaskNode {
       await node.lease?.start();
     } catch (error) {
       await node.stop();
-      throw error;
+      throw explainConnectionError(error, node.sessions.direct ? 'the direct connection string' : 'the connection string');
     }
     node.reaper?.start();
     node.sweeper?.start();
@@ -94,20 +109,34 @@ export class PostgresTaskNode implements TaskNode {
     this.identity = newNodeIdentity(options.nodeId ?? 'node');
     this.nodeId = this.identity.nodeId;
     const { sql, schema, pool } = this.#connection;
-    this.lease = options.lease === false ? undefined : new NodeLease(pool, sql, this.identity, this.#logger, options.lease, () => this.#abandonRuns());
+    this.sessions = sessionConnections(pool, options.directConnectionString ?? this.#connection.directConnectionString);
+    this.lease =
+      options.lease === false
+        ? undefined
+        : new NodeLease(this.sessions, sql, this.identity, this.#logger, options.lease, {
+            onLost: () => this.#abandonRuns(),
+            sessionsVisible: () => !this.behindPooler,
+            listening: () => this.#listening(),
+            onPooler: () => (this.#poolerFound = true),
+          });
     const leaseMs = this.lease?.config.leaseMs;
+    const maintenanceServices = options.reaper !== false || options.sweeper !== false || options.rescuer !== false || options.stats !== false;
+    // The leader's rounds (transactions holding a transaction-scoped advisory lock) work through a
+    // transaction pooler too; given a direct connection they take it, off the pooler's slots.
+    this.#maintenance = this.sessions.direct && maintenanceServices ? new MaintenanceConnection(this.sessions, sql, this.identity.instanceId, this.#logger) : undefined;
+    const leader = this.#maintenance?.context ?? sql;
     this.reaper =
       options.reaper === false
         ? undefined
-        : new LeaseReaper(sql, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
-    this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(sql, schema, this.#logger, options.sweeper);
-    this.rescuer = options.rescuer === false ? undefined : new OrphanRescuer(sql, schema, this.nodeId, this.#logger, options.rescuer);
-    this.stats = options.stats === false ? undefined : new ClusterStatsService(sql, schema, this.nodeId, this.#logger, options.stats);
+        : new LeaseReaper(leader, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
+    this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(leader, schema, this.#logger, options.sweeper);
+    this.rescuer = options.rescuer === false ? undefined : new OrphanRescuer(leader, schema, this.nodeId, this.#logger, options.rescuer);
+    this.stats = options.stats === false ? undefined : new ClusterStatsService(leader, schema, this.nodeId, this.#logger, options.stats);
     this.listener =
       options.listener === false
         ? undefined
         : new ControlListener(
-            listenerConnectionConfig(pool, this.identity.instanceId),
+            listenerConnectionConfig(this.sessions, this.identity.instanceId),
             sql.channel,
             {
               onMessage: (message) => this.#deliver(message),
@@ -122,6 +151,21 @@ export class PostgresTaskNode implements TaskNode {
     if (options.testSignals) {
       for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.rescuer, this.stats]) if (service) enableTestSignals(service.testSignals);
     }
+  }
+
+  /**
+   * Whether the node found a pooler on its session connections' way (without a direct connection
+   * string): the lease connection was refused a startup parameter, or LISTEN's self-test failed.
+   * Namesakes are then left to their leases, since their connections cannot be seen by name.
+   */
+  get behindPooler(): boolean {
+    return !this.sessions.direct && (this.#poolerFound || this.listener?.state === 'polling-only');
+  }
+
+  #listening(): boolean | null {
+    const state = this.listener?.state;
+    if (state === undefined || state === 'polling-only' || state === 'reconnecting') return false;
+    return state === 'listening' ? true : null;
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): Unsubscribe {
@@ -172,6 +216,7 @@ export class PostgresTaskNode implements TaskNode {
       this.#fanOut.clear();
       this.#claimers.clear();
       await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.stats?.stop(), this.listener?.stop()]);
+      await this.#maintenance?.close().catch(() => undefined);
       await this.lease?.stop();
     })();
     return this.#stopped;

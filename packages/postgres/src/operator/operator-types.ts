@@ -75,6 +75,11 @@ export interface OperatorNodeSummary {
   readonly expired: boolean;
   /** Its live tasks (working or input_required). */
   readonly running: number;
+  /**
+   * Whether its LISTEN works, as of its last renewal: false when it relies on polling alone (a
+   * pooler without a direct connection string); null when not known (not yet, or an earlier release).
+   */
+  readonly listening: boolean | null;
 }
 
 /** The status message an operator cancel leaves on the task, so its owner sees who stopped it. */

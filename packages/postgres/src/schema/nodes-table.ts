@@ -1,4 +1,4 @@
-/** A `nodes` row (see migrations/0002_nodes.sql and 0008_node_instances.sql). */
+/** A `nodes` row (see migrations/0002_nodes.sql and 0008_node_instances.sql, 0015_node_listening.sql). */
 export interface NodesTable {
   node_id: string;
   started_at: Date;
@@ -9,4 +9,6 @@ export interface NodesTable {
   name: string | null;
   /** The process's instance id; NULL on a row a node of an earlier release wrote. */
   instance_id: string | null;
+  /** Whether the node's LISTEN works, as of its last renewal (migration 0015); NULL: not known. */
+  listening: boolean | null;
 }

@@ -14,8 +14,9 @@ export async function listNodesForOperator(context: SqlContext): Promise<Operato
     lease_age_ms: string;
     expired: boolean;
     running: string;
+    listening: boolean | null;
   }>`
-    SELECT n.node_id, n.name, n.started_at, n.renewed_at, n.lease_expires_at,
+    SELECT n.node_id, n.name, n.started_at, n.renewed_at, n.lease_expires_at, n.listening,
            floor(extract(epoch FROM now() - n.renewed_at) * 1000)::bigint AS lease_age_ms,
            n.lease_expires_at <= now() AS expired,
            (SELECT count(*) FROM ${context.tasks} t WHERE t.node_id = n.node_id AND ${isLive}) AS running
@@ -31,5 +32,6 @@ export async function listNodesForOperator(context: SqlContext): Promise<Operato
     leaseAgeMs: Number(row.lease_age_ms),
     expired: row.expired,
     running: Number(row.running),
+    listening: row.listening,
   }));
 }

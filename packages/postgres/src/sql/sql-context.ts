@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type pg from 'pg';
 import type { TasksDatabase } from '../schema/tasks-table.js';
+import type { PreparedStatements } from './prepared-statements.js';
 
 /** What every SQL operation needs: where to run, which table, which NOTIFY channel. */
 export interface SqlContext {
@@ -20,12 +21,15 @@ export interface SqlContext {
   readonly channel: string;
   /** The pool behind `db` when `db` is the pool itself (not a transaction): hot statements run on it prepared. */
   readonly pool?: pg.Pool | undefined;
+  /** Whether statements on `pool` may be named (off behind a pooler that cannot keep them). */
+  readonly prepared?: PreparedStatements | undefined;
 }
 
-export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string, pool?: pg.Pool): SqlContext {
+export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: string, pool?: pg.Pool, prepared?: PreparedStatements): SqlContext {
   return {
     db,
     pool,
+    prepared,
     tasks: sql.id(schema, 'tasks'),
     nodes: sql.id(schema, 'nodes'),
     createTaskFunction: sql.id(schema, 'create_durable_task'),
