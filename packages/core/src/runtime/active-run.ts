@@ -22,6 +22,7 @@ export class ActiveRun {
   #waitingKeys: readonly string[] = NO_KEYS;
   #pulse: Promise<void>;
   #parked = false;
+  #lost = false;
   #beat: () => void = () => {};
   /** Checks cancel hints against the row; made by the runtime at the first hint. */
   hints: CancelHintCheck | undefined;
@@ -61,6 +62,21 @@ export class ActiveRun {
   /** Whether the run gave its task back while waiting for input; its end writes nothing. */
   get parked(): boolean {
     return this.#parked;
+  }
+
+  /** Whether the run lost its footing in the store (its journal could not be written); its end writes nothing. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /**
+   * The store refused the run's journal (a dropped connection, a restarting database): what the
+   * tool does next (return what it had, throw the error on) is not its task's outcome. The run
+   * ends like a park, and the runtime hands the task over to be resumed from its journal.
+   */
+  lose(): void {
+    this.#lost = true;
+    this.abort();
   }
 
   /** Input keys the run is waiting on right now. */

@@ -138,6 +138,8 @@ export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000 } as const;
 
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
+/** Releases of a lost run tried at most (the last delay apart: about a minute), then the lease decides. */
+const HAND_OVER_RETRIES = 18;
 
 /** How long close and drain wait for aborted runs to unwind. */
 const ABORT_GRACE_MS = 1_000;
@@ -174,6 +176,8 @@ export class TaskRuntime {
   /** Slots taken by tasks being committed to run here, so concurrent starts cannot overshoot. */
   #reserved = 0;
   #draining = false;
+  /** Set by close: the tasks of its runs are the lease's now. */
+  #closed = false;
   #lastClaim: RunClaim | undefined;
 
   constructor(options: TaskRuntimeOptions) {
@@ -524,6 +528,7 @@ export class TaskRuntime {
    */
   async close(): Promise<void> {
     this.#draining = true;
+    this.#closed = true;
     this.#stopClaiming();
     // First: the tasks left as they are are the lease reaper's to settle, not the rescuer's.
     this.#detachRuns();
@@ -560,6 +565,7 @@ export class TaskRuntime {
       // runtime's own (close, a lost lease, the database out for a whole lease) leaves it for the
       // lease, the rescuer or, when resumable, another node's run.
       const written = outcome && !run.aborted ? await this.#finish(run, outcome) : undefined;
+      if (run.lost) await this.#handOverLost(run);
       await this.#reportEnd(run, telemetry, written);
     } finally {
       unwatch();
@@ -627,6 +633,24 @@ export class TaskRuntime {
     return { status: 'completed', result: toolErrorResult(error) };
   }
 
+  /**
+   * Releases the task of a run that lost its journal, for another run (on any node, this one
+   * included) to resume: retried while the store is out, for as long as the run could still hold
+   * its task. A release that finds the claim gone (a cancel, another node's reaper) is done; a
+   * node that closes leaves the task to the lease, as it leaves every run's.
+   */
+  async #handOverLost(run: ActiveRun): Promise<void> {
+    for (let attempt = 0; !this.#closed; attempt += 1) {
+      try {
+        if (await this.store.release(run.ref, run.claim)) this.#telemetry.handedOver(run.labels);
+        return;
+      } catch (error) {
+        if (error instanceof JsonRpcError || attempt >= HAND_OVER_RETRIES) return this.#onError(error, { ...run.ref, tool: run.tool });
+        await new Promise((resolve) => setTimeout(resolve, FINISH_RETRY_DELAYS_MS[Math.min(attempt, FINISH_RETRY_DELAYS_MS.length - 1)]));
+      }
+    }
+  }
+
   /** Writes the outcome, compare-and-set; retries store failures so a blip does not strand the task. */
   async #finish(run: ActiveRun, outcome: TaskOutcome): Promise<TaskRecord | undefined> {
     let replaced = false;
@@ -657,7 +681,12 @@ export class TaskRuntime {
   /** What the runs' contexts call: made once, shared by every run. */
   readonly #contextHost: RunContextHost = {
     step: (run, name, fn) => this.#step(run, name, fn),
-    journal: (run) => this.store.steps(run.ref).catch((error: unknown) => Promise.reject(markRuntimeFault(error))),
+    journal: (run) =>
+      this.store.steps(run.ref).catch((error: unknown) => {
+        // As for a step: a resumable run that cannot read its journal is handed over.
+        if (run.resumable) run.lose();
+        return Promise.reject(markRuntimeFault(error));
+      }),
     progress: (run, progress, total, message) => this.#progress(run, progress, total, message),
     ask: (run, capabilities, key, request) => {
       try {
@@ -697,7 +726,12 @@ export class TaskRuntime {
       throw new TaskCancelledError();
     };
     // A bad name or result is the tool's error; anything else the store throws is a runtime fault.
-    const fault = (error: unknown): Promise<never> => Promise.reject(error instanceof InvalidTaskValueError ? error : markRuntimeFault(error));
+    const fault = (error: unknown): Promise<never> => {
+      if (error instanceof InvalidTaskValueError) return Promise.reject(error);
+      // A resumable run whose journal the store refused is handed over, not ended by its tool.
+      if (run.resumable) run.lose();
+      return Promise.reject(markRuntimeFault(error));
+    };
     if (run.aborted) throw new TaskCancelledError();
     const begin = await this.store.beginStep(run.ref, run.claim, name).catch(fault);
     if (begin.state === 'lost') return superseded();

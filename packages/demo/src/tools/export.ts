@@ -38,8 +38,10 @@ export const exportTool = defineTool({
           await sleep(delayMs, ctx.signal);
           return file;
         });
-      } catch {
-        break;
+      } catch (error) {
+        // A cancel (or a run the runtime gave up) stops the export; anything else is an error.
+        if (ctx.cancelled()) break;
+        throw error;
       }
       exported = file;
       await ctx.progress(exported, files);
