@@ -73,7 +73,7 @@ export async function startDemo(env) {
     const timer = setTimeout(() => reject(new Error(`demo did not start within 30 s:\n${output}`)), 30_000);
     const onData = (chunk) => {
       output += chunk;
-      const match = /listening on (\S+)/.exec(output);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);

@@ -52,7 +52,7 @@ before(async () => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
       if (match) resolve(match[1]!);
     });
     child.once('exit', (code) => reject(new Error(`node process exited with ${code}: ${out}`)));

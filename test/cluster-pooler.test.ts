@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { eventually, metric, ROOT, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { pgBouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer.js';
 import { rpc, waitFor } from './server-raw-client.js';
+import { testPool } from './support/pg-clients.js';
 
 const run = promisify(execFile);
 const skip = pgBouncerMissing();
@@ -27,7 +28,7 @@ const nodes: DemoProcess[] = [];
 before(async () => {
   if (skip) return;
   database = await createTestDatabase();
-  admin = new pg.Pool({ connectionString: database.url, max: 1 });
+  admin = testPool({ connectionString: database.url, max: 1 });
   admin.on('error', () => undefined);
   bouncer = await startPgBouncer(database.url, { poolSize: 6 });
 });

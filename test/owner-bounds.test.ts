@@ -14,6 +14,7 @@ import pg from 'pg';
 import { envelope, requestHeaders } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { within } from './support/within.js';
+import { testPool } from './support/pg-clients.js';
 
 const SERVER = 'bounds';
 let db: TestDatabase;
@@ -25,7 +26,7 @@ const instances: McpTasks[] = [];
 before(async () => {
   db = await createTestDatabase();
   store = await PostgresTaskStore.connect({ connectionString: db.url, logger: { warn: () => {}, error: () => {} } });
-  pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  pool = testPool({ connectionString: db.url, max: 2 });
   pool.on('error', () => {});
 });
 

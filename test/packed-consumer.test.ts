@@ -197,7 +197,7 @@ describe('packages installed from their npm pack tarballs', { timeout: 420_000 }
         const timer = setTimeout(() => reject(new Error(`the server did not start within 30 s: ${out}${serverErr}`)), 30_000);
         server.stdout!.on('data', (chunk: Buffer) => {
           out += chunk.toString();
-          const match = /listening on (\S+)/.exec(out);
+          const match = /listening on (http:\/\/[^\s"]+)/.exec(out);
           if (match) {
             clearTimeout(timer);
             resolve(match[1]!);

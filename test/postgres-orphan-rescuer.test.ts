@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { FlakyTaskStore } from './support/flaky-task-store.js';
 import { within } from './support/within.js';
 import { listeningNode } from './support/listening-node.js';
-import pg from 'pg';
+import { testClient } from './support/pg-clients.js';
 
 const quiet = { warn: () => {}, error: () => {} };
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'rescue', clientId: 'client', resource: '' });
@@ -134,7 +134,7 @@ describe('the orphan rescuer', { timeout: 90_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     // The row is locked, so the round reads it (attempt 1, no run holds it) and its UPDATE waits;
     // meanwhile the task is released and claimed again by the same node (attempt 2, a new run).
-    const blocker = new pg.Client({ connectionString: database.url });
+    const blocker = testClient({ connectionString: database.url });
     blocker.on('error', () => {});
     await blocker.connect();
     t.after(() => blocker.end());

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { newTaskId, type NewTask } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
-import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { pgBouncerMissing, startPgBouncer, type PgBouncer } from './support/pgbouncer.js';
+import { testClient } from './support/pg-clients.js';
 
 const skip = pgBouncerMissing();
 let database: TestDatabase;
@@ -87,7 +87,7 @@ test('preparedStatements must be true, false or auto', () => {
 });
 
 async function countTasks(url: string): Promise<{ rows: { n: number }[] }> {
-  const client = new pg.Client({ connectionString: url });
+  const client = testClient({ connectionString: url });
   client.on('error', () => {});
   await client.connect();
   try {

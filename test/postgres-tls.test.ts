@@ -12,9 +12,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { newTaskId } from '@mcp-tasks/core';
 import { PostgresConnectionError, PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
-import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgresServer } from '../packages/demo/src/cluster/embedded-postgres.js';
 import { within } from './support/within.js';
+import { testClient } from './support/pg-clients.js';
 
 const INSTALL = '/usr/lib/postgresql/15';
 const skip = !existsSync(path.join(INSTALL, 'bin', 'initdb'))
@@ -88,7 +88,7 @@ async function roundTrip(pooled: string, direct: string): Promise<void> {
       const taskId = newTaskId();
       await store.create({ taskId, owner, tool: 't', scopes: [], ttlMs: 60_000, pollIntervalMs: 1_000, nodeId: node.nodeId }, { maxLive: Infinity });
       assert.equal((await store.get({ taskId, owner }))?.status, 'working');
-      const client = new pg.Client({ connectionString: urlWith('sslmode=verify-full&sslrootcert=' + path.join(dir, 'ca.pem')) });
+      const client = testClient({ connectionString: urlWith('sslmode=verify-full&sslrootcert=' + path.join(dir, 'ca.pem')) });
       client.on('error', () => undefined);
       await client.connect();
       try {

@@ -18,6 +18,7 @@ import { eventually, ROOT, spawnDemoNode, type DemoProcess } from './support/dem
 import { within } from './support/within.js';
 import { rpc, waitFor } from './server-raw-client.js';
 import { renderDashboard } from './support/dashboard-png.js';
+import { testPool } from './support/pg-clients.js';
 
 const PROMETHEUS = process.env['PROMETHEUS_BIN'] || 'prometheus';
 const available = spawnSync(PROMETHEUS, ['--version'], { stdio: 'ignore' }).status === 0;
@@ -104,7 +105,7 @@ describe('a real Prometheus over real nodes', { skip, timeout: 420_000 }, () => 
 
   before(async () => {
     database = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: database.url, max: 2 });
+    admin = testPool({ connectionString: database.url, max: 2 });
     admin.on('error', () => undefined);
     dir = mkdtempSync(path.join(tmpdir(), 'prometheus-alerts-'));
     ports.push(await freePort(), await freePort());

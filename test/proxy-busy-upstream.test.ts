@@ -14,6 +14,7 @@ import { rpc } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
+import { testPool } from './support/pg-clients.js';
 
 interface UpstreamState {
   working: number;
@@ -74,7 +75,7 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
 
   before(async () => {
     db = await createTestDatabase();
-    admin = new pg.Pool({ connectionString: db.url, max: 1 });
+    admin = testPool({ connectionString: db.url, max: 1 });
     admin.on('error', () => undefined);
     upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '50' });
     gateway = await spawnDemoNode('busy-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url });

@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { TaskRuntime, type JsonObject, type TaskContext, type TaskOwner, type TaskStore } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
-import pg from 'pg';
 import { losableNode } from '../packages/core/test/support/losable-node.js';
 import { createTestDatabase } from './support/database.js';
 import { STORE_BACKINGS, type StoreBacking } from './support/store-backings.js';
 import { within } from './support/within.js';
+import { testClient } from './support/pg-clients.js';
 
 const owner = (): TaskOwner => ({ subject: `user-${randomUUID()}`, server: 'own-abort', clientId: 'client', resource: '' });
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
@@ -101,7 +101,7 @@ describe('a node whose lease is lost (PostgreSQL)', { timeout: 60_000 }, () => {
     const database = await createTestDatabase();
     const store = await PostgresTaskStore.connect({ connectionString: database.url });
     const node = await PostgresTaskNode.start(store, { lease: { leaseMs: 60_000 }, reaper: false, sweeper: false, rescuer: false, testSignals: true });
-    const admin = new pg.Client({ connectionString: database.url });
+    const admin = testClient({ connectionString: database.url });
     admin.on('error', () => {});
     await admin.connect();
     const rt = new TaskRuntime({ store, node, onError: () => {} });

@@ -38,7 +38,7 @@ export async function spawnListening(root: string, args: readonly string[], env:
     let stdout = '';
     child.stdout!.on('data', (chunk) => {
       stdout += chunk;
-      const match = /listening on (\S+)/.exec(stdout);
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
       if (match) {
         clearTimeout(timer);
         resolve(match[1]!);

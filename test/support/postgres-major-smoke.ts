@@ -10,7 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
-import pg from 'pg';
 import { newTaskId, type TaskOwner } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { startEmbeddedPostgres } from '../../packages/demo/src/cluster/embedded-postgres.js';
@@ -18,6 +17,7 @@ import { startEmbeddedPostgres } from '../../packages/demo/src/cluster/embedded-
 import { installDirOf, POSTGRES_MAJORS } from '../../scripts/install-postgres-majors.mjs';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './demo-process.js';
 import { rpc, waitFor } from '../server-raw-client.js';
+import { testClient } from './pg-clients.js';
 
 const POLL_MS = 5_000;
 const DELIVERY_BOUND_MS = 2_000;
@@ -49,7 +49,7 @@ async function startTask(url: string, name: string, args: Record<string, unknown
 }
 
 async function serverMajor(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
+  const client = testClient({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
   try {
