@@ -59,6 +59,11 @@ export class TaskFanOut {
     for (const listener of listenersOf(this.#followers, taskId)) this.#call(taskId, listener);
   }
 
+  /** Whether anyone here watches or follows `taskId` (a message about any other task is not this process's). */
+  concerns(taskId: string): boolean {
+    return this.#watchers.has(taskId) || this.#followers.has(taskId);
+  }
+
   /** Ids of the tasks someone watches now. */
   watchedTaskIds(): string[] {
     return [...this.#watchers.keys()];

@@ -29,6 +29,8 @@ export function observeNodeGauges({ store, node, poolStats }: NodeGaugeSources, 
   const swept = meter.createObservableCounter('mcp_tasks.sweeper.deleted', { description: "Expired tasks this node's sweeper deleted" });
   const sweptAt = meter.createObservableGauge('mcp_tasks.sweeper.last_run_timestamp_seconds', { description: 'When this node last ran a sweep round as the leader (Unix time; 0: never)', unit: 's' });
   const pool = meter.createObservableGauge('mcp_tasks.pool.connections', { description: "The store pool's connections, by state (idle, active, and queries waiting for one)" });
+  const wakeups = meter.createObservableCounter('mcp_tasks.control.received', { description: 'Control messages (cancels, answers, changes, claimable tasks) this node received over LISTEN' });
+  const ignoredWakeups = meter.createObservableCounter('mcp_tasks.control.ignored', { description: 'Received control messages about a task this node neither runs nor follows' });
   const reachable = meter.createObservableGauge('mcp_tasks.postgres.reachable', { description: '1 when PostgreSQL answered the last ping (every 5 s), else 0' });
   let answered = 1;
   let stopped = false;
@@ -56,8 +58,10 @@ export function observeNodeGauges({ store, node, poolStats }: NodeGaugeSources, 
       observer.observe(pool, stats.total - stats.idle, { ...attributes, state: 'active' });
       observer.observe(pool, stats.waiting, { ...attributes, state: 'waiting' });
       observer.observe(reachable, answered, attributes);
+      observer.observe(wakeups, node.wakeups.received, attributes);
+      observer.observe(ignoredWakeups, node.wakeups.ignored, attributes);
     },
-    [listening, leaseAge, leaseLosses, reaped, swept, sweptAt, pool, reachable],
+    [listening, leaseAge, leaseLosses, reaped, swept, sweptAt, pool, reachable, wakeups, ignoredWakeups],
   );
   return () => {
     stopped = true;

@@ -13,6 +13,15 @@ export function controlChannelOf(schema: string): string {
   return `${schema}_control`;
 }
 
+/**
+ * The channel one node instance LISTENs on for its own wake-ups: cancels and answers of the tasks
+ * it runs (migration 0021). The schema's first 40 characters keep it inside PostgreSQL's 63-byte
+ * channel limit (schemas allow 48); the instance id (64 random bits) keeps it unique.
+ */
+export function wakeChannelOf(schema: string, instanceId: string): string {
+  return `${schema.slice(0, 40)}_wake_${instanceId}`;
+}
+
 /** Parses a payload; `undefined` for anything this version does not understand. */
 export function parseControlMessage(payload: string | undefined): ControlMessage | undefined {
   if (!payload) return undefined;

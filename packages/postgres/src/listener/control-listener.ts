@@ -68,7 +68,8 @@ export class ControlListener {
     message: new TestSignal<ControlMessage>(),
   };
   readonly #clientConfig: pg.ClientConfig;
-  readonly #channel: string;
+  /** The broadcast channel first (the self-test's name comes from it), then this node's own wake channel. */
+  readonly #channels: readonly string[];
   readonly #hooks: ControlListenerHooks;
   #state: ControlListenerState = 'idle';
   #client: pg.Client | undefined;
@@ -79,14 +80,16 @@ export class ControlListener {
   #livenessTimer: NodeJS.Timeout | undefined;
   #connecting: Promise<void> | undefined;
 
-  constructor(clientConfig: pg.ClientConfig, channel: string, hooks: ControlListenerHooks, config: ControlListenerConfig = {}) {
+  /** `channels`: one name, or the broadcast channel and then the node's own wake channel. */
+  constructor(clientConfig: pg.ClientConfig, channels: string | readonly string[], hooks: ControlListenerHooks, config: ControlListenerConfig = {}) {
     this.config = withDefaults(DEFAULTS, config);
     for (const [name, value] of Object.entries(this.config)) {
       if (!(Number.isSafeInteger(value) && value > 0)) throw new RangeError(`${name} must be a positive integer`);
     }
     if (this.config.reconnectMaxMs < this.config.reconnectBaseMs) throw new RangeError('reconnectMaxMs must be at least reconnectBaseMs');
     this.#clientConfig = clientConfig;
-    this.#channel = channel;
+    this.#channels = typeof channels === 'string' ? [channels] : [...channels];
+    if (this.#channels.length === 0) throw new RangeError('the listener needs a channel');
     this.#hooks = hooks;
   }
 
@@ -135,7 +138,7 @@ export class ControlListener {
       if (this.#client === client) void this.#lost(new Error('listener connection ended'));
     });
     client.on('notification', (notification) => {
-      if (notification.channel !== this.#channel) return;
+      if (!this.#channels.includes(notification.channel)) return;
       const message = parseControlMessage(notification.payload);
       if (!message) return;
       this.testSignals.message.signal(message);
@@ -143,7 +146,7 @@ export class ControlListener {
     });
     await client.connect();
     if (this.#stoppedOrReplaced(client)) return;
-    await client.query(`LISTEN ${client.escapeIdentifier(this.#channel)}`);
+    for (const channel of this.#channels) await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
     if (!this.#everListened && !(await this.#selfTest(client))) return;
     if (this.#stoppedOrReplaced(client)) return;
     const reconnected = this.#everListened;
@@ -160,7 +163,7 @@ export class ControlListener {
 
   /** Whether a NOTIFY sent through the pool reaches this connection (it does not behind a transaction pooler). */
   async #selfTest(client: pg.Client): Promise<boolean> {
-    const channel = `${this.#channel}_selftest_${randomBytes(6).toString('hex')}`;
+    const channel = `${this.#channels[0]!}_selftest_${randomBytes(6).toString('hex')}`;
     const payload = randomBytes(6).toString('hex');
     await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
     const arrived = new Promise<boolean>((resolve) => {
@@ -200,7 +203,8 @@ export class ControlListener {
         timer = setTimeout(() => reject(new Error(`liveness check timed out after ${this.config.livenessTimeoutMs} ms`)), this.config.livenessTimeoutMs);
       });
       const { rows } = await Promise.race([client.query<{ channel: string }>('SELECT pg_listening_channels() AS channel'), timeout]);
-      if (!rows.some((row) => row.channel === this.#channel)) throw new Error('the listener connection no longer listens on its channel');
+      const heard = new Set(rows.map((row) => row.channel));
+      if (!this.#channels.every((channel) => heard.has(channel))) throw new Error('the listener connection no longer listens on its channels');
       this.#provenClient = client;
       this.testSignals.livenessChecked.signal(true);
     } catch (error) {

@@ -47,6 +47,11 @@ export interface NodeLeaseHooks {
   readonly listening?: () => boolean | null;
   /** The lease connection found a pooler in between (it refused a startup parameter). */
   readonly onPooler?: () => void;
+  /**
+   * The channel this node's listener hears its own wake-ups on, recorded on its lease row so that
+   * cancels and answers of its tasks wake it alone (wake-runner.ts). Default: none (the broadcast).
+   */
+  readonly wakeChannel?: string;
 }
 
 /** Connecting may take longer than a statement (a TLS handshake), but never as long as a lease. */
@@ -94,6 +99,7 @@ export class NodeLease {
   #losses = 0;
   readonly #sessionsVisible: () => boolean;
   readonly #listening: () => boolean | null;
+  readonly #wakeChannel: string | null;
   #startedAt: Date | undefined;
   #state: NodeLeaseState = 'idle';
   #timer: NodeJS.Timeout | undefined;
@@ -128,6 +134,7 @@ export class NodeLease {
     this.#onLost = hooks.onLost ?? (() => {});
     this.#sessionsVisible = hooks.sessionsVisible ?? (() => true);
     this.#listening = hooks.listening ?? (() => null);
+    this.#wakeChannel = hooks.wakeChannel ?? null;
   }
 
   get state(): NodeLeaseState {
@@ -233,7 +240,7 @@ export class NodeLease {
 
   async #register(): Promise<void> {
     const sentAt = performance.now();
-    this.#startedAt = (await registerNode(this.#context, this.identity, this.config.leaseMs)).startedAt;
+    this.#startedAt = (await registerNode(this.#context, this.identity, this.config.leaseMs, this.#wakeChannel)).startedAt;
     this.#renewedAt = new Date();
     this.#validUntil = sentAt + this.config.leaseMs;
     this.#abandoned = false;

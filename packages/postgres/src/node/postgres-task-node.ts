@@ -1,6 +1,6 @@
 import type { FollowedTask, RunRegistry, TaskNode, TaskOwner, TaskRef, TaskSignal, Unsubscribe } from '@mcp-tasks/core';
 import { isTerminal, TaskFanOut } from '@mcp-tasks/core';
-import type { ControlMessage } from '../listener/control-channel.js';
+import { wakeChannelOf, type ControlMessage } from '../listener/control-channel.js';
 import { ControlListener, type ControlListenerConfig } from '../listener/control-listener.js';
 import { listenerConnectionConfig } from '../listener/listener-connection.js';
 import { ClusterStatsService, type ClusterStatsConfig } from '../maintenance/cluster-stats-service.js';
@@ -80,6 +80,7 @@ export class PostgresTaskNode implements TaskNode {
   readonly #logger: MaintenanceLogger;
   readonly #fanOut: TaskFanOut;
   readonly #claimers = new Set<() => void>();
+  #wakeups = { received: 0, ignored: 0 };
   #stopped: Promise<void> | undefined;
 
   /** Starts a node beside `store`: registers its lease and starts its timers. */
@@ -109,6 +110,9 @@ export class PostgresTaskNode implements TaskNode {
     this.identity = newNodeIdentity(options.nodeId ?? 'node');
     this.nodeId = this.identity.nodeId;
     const { sql, schema, pool } = this.#connection;
+    // Cancels and answers of this node's tasks come on a channel of its own (wake-runner.ts);
+    // without a listener it records none, so senders keep to the broadcast for it.
+    const wakeChannel = options.listener === false ? undefined : wakeChannelOf(schema, this.identity.instanceId);
     this.sessions = sessionConnections(pool, options.directConnectionString ?? this.#connection.directConnectionString);
     this.lease =
       options.lease === false
@@ -118,6 +122,7 @@ export class PostgresTaskNode implements TaskNode {
             sessionsVisible: () => !this.behindPooler,
             listening: () => this.#listening(),
             onPooler: () => (this.#poolerFound = true),
+            wakeChannel,
           });
     const leaseMs = this.lease?.config.leaseMs;
     const maintenanceServices = options.reaper !== false || options.sweeper !== false || options.rescuer !== false || options.stats !== false;
@@ -137,7 +142,7 @@ export class PostgresTaskNode implements TaskNode {
         ? undefined
         : new ControlListener(
             listenerConnectionConfig(this.sessions, this.identity.instanceId),
-            sql.channel,
+            wakeChannel ? [sql.channel, wakeChannel] : sql.channel,
             {
               onMessage: (message) => this.#deliver(message),
               onListening: () => void this.#rescan(),
@@ -222,7 +227,18 @@ export class PostgresTaskNode implements TaskNode {
     return this.#stopped;
   }
 
+  /**
+   * Control messages this node's listener received, and of those the ones about a task nobody
+   * here watches or follows (`claimable` ones are never ignored: they wake the claimers). With
+   * wake channels a cancel reaches one node; before them, every node received it and ignored it.
+   */
+  get wakeups(): { readonly received: number; readonly ignored: number } {
+    return { ...this.#wakeups };
+  }
+
   #deliver(message: ControlMessage): void {
+    this.#wakeups.received += 1;
+    if (message.op !== 'claimable' && !this.#fanOut.concerns(message.taskId)) this.#wakeups.ignored += 1;
     if (message.op === 'claimable') this.#wakeClaimers();
     if (message.op === 'cancel' || message.op === 'input') this.#fanOut.signal(message.taskId, message.op === 'cancel' ? { kind: 'cancelled' } : { kind: 'input' });
     this.#fanOut.changed(message.taskId);

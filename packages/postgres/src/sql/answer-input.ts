@@ -7,6 +7,7 @@ import type { TaskRow } from '../schema/tasks-table.js';
 import { getTask } from './get-task.js';
 import { notifyClaimable } from './notify-claimable.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
+import { wakeRunner } from './wake-runner.js';
 
 /**
  * Records answers as core's state machine decides (`decideAnswer`: first answers of outstanding
@@ -27,7 +28,7 @@ export async function answerInput(context: SqlContext, ref: TaskRef, responses: 
              status = ${decision.status},
              last_updated_at = ${touchedAt}
        WHERE id = ${ref.taskId} AND ${isLive}
-      RETURNING *, pg_notify(${tx.channel}, json_build_object('op', 'input', 'taskId', id)::text)::text AS notified,
+      RETURNING *, ${wakeRunner(tx, sql`'input'`, sql`tasks`)},
                 ${notifyClaimable(tx.channel, sql`tasks`)}
     `.execute(trx);
     // The row is locked and was live, so the compare-and-set cannot lose here.

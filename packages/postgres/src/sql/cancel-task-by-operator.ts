@@ -5,6 +5,7 @@ import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { readTaskForOperator } from './read-task-for-operator.js';
 import type { SqlContext } from './sql-context.js';
+import { wakeRunner } from './wake-runner.js';
 
 /**
  * tasks/cancel for an operator: the task by id alone (database access is the credential), the
@@ -19,7 +20,7 @@ export async function cancelTaskByOperator(context: SqlContext, taskId: string):
            status_message = ${OPERATOR_CANCEL_MESSAGE},
            last_updated_at = ${touchedAt}
      WHERE id = ${taskId} AND ${isLive} AND (expires_at IS NULL OR expires_at > now())
-    RETURNING *, pg_notify(${context.channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
+    RETURNING *, ${wakeRunner(context, sql`'cancel'`, context.tasks)}
   `.execute(context.db);
   if (rows[0]) return { task: { ...toTaskRecord(rows[0]), expired: false }, cancelled: true };
   const task = await readTaskForOperator(context, taskId);

@@ -7,10 +7,11 @@ import type { TaskRow } from '../schema/tasks-table.js';
 import { getTask } from './get-task.js';
 import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
+import { wakeRunner } from './wake-runner.js';
 
 /**
- * Marks a live task `cancelled` and announces it on the control channel in the same statement,
- * so the NOTIFY goes out on commit and only when the row changed. A terminal task is returned
+ * Marks a live task `cancelled` and announces it to the node running it (wake-runner.ts) in the
+ * same statement, so the NOTIFY goes out on commit and only when the row changed. A terminal task is returned
  * unchanged; `undefined` when it is not visible.
  */
 export async function cancelTask(context: SqlContext, ref: TaskRef): Promise<TaskRecord | undefined> {
@@ -22,7 +23,7 @@ export async function cancelTask(context: SqlContext, ref: TaskRef): Promise<Tas
        SET status = 'cancelled',
            last_updated_at = ${touchedAt}
      WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
-    RETURNING *, pg_notify(${context.channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
+    RETURNING *, ${wakeRunner(context, sql`'cancel'`, context.tasks)}
   `,
   );
   if (rows[0]) return toTaskRecord(rows[0]);
