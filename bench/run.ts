@@ -18,6 +18,7 @@ import { runQuota } from './scenarios/quota.js';
 import { runRequestPath } from './scenarios/request-path.js';
 import { runSweep } from './scenarios/sweep.js';
 import { runThroughput } from './scenarios/throughput.js';
+import { runWakeUps } from './scenarios/wake-ups.js';
 import { createBenchDatabase } from './support/database.js';
 import { describeEnvironment } from './support/environment.js';
 import type { BenchContext, ScenarioResult } from './types.js';
@@ -48,6 +49,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [10], run: runHostileListens },
   { numbers: [12], run: runFairShare },
   { numbers: [13], run: runPooler },
+  { numbers: [21], run: runWakeUps },
 ];
 
 const started = performance.now();
