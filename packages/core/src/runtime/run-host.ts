@@ -15,6 +15,7 @@ import { ControlPoller } from './control-poller.js';
 import { RunContext } from './run-context.js';
 import { RunEnding } from './run-ending.js';
 import { RunOperations } from './run-operations.js';
+import { RunShares } from './run-shares.js';
 import type { RpcErrorClassifier } from './rpc-error-of.js';
 import type { TaskErrorContext, TaskRunRequest } from './task-run-request.js';
 
@@ -29,6 +30,8 @@ export interface RunHostOptions {
   readonly nodeId: string;
   readonly pollIntervalMs: number;
   readonly abortGraceMs: number;
+  /** See `TaskRuntimeOptions.fairShareRuns`. */
+  readonly fairShareRuns: number;
   readonly classify: RpcErrorClassifier;
   readonly telemetry: TaskTelemetry;
   readonly logger: Logger;
@@ -59,6 +62,7 @@ export class RunHost {
   readonly #graceTimers = new Map<ActiveRun, NodeJS.Timeout>();
   readonly #poller: ControlPoller;
   readonly #operations: RunOperations;
+  readonly #shares: RunShares;
   readonly #ending: RunEnding;
   readonly #detachRuns: Unsubscribe;
   /** Set by close: the tasks of its runs are the lease's now. */
@@ -79,7 +83,8 @@ export class RunHost {
       ...(node?.signalsProven ? { signalsProven: () => node.signalsProven!() } : {}),
       onError: (error) => logger.error({ err: logSafe(error) }, 'control poll failed'),
     });
-    this.#operations = new RunOperations({ store, telemetry: options.telemetry, onError: options.onError, mayPark: options.mayPark });
+    this.#shares = new RunShares(options.fairShareRuns);
+    this.#operations = new RunOperations({ store, telemetry: options.telemetry, onError: options.onError, mayPark: options.mayPark, shares: this.#shares });
     this.#ending = new RunEnding({ store, classify: options.classify, telemetry: options.telemetry, onError: options.onError, closed: () => this.#closed });
     // Only this host knows which of its node's tasks a run holds; a store that rescues the
     // others (a finish that could not be written) asks it.
@@ -96,6 +101,11 @@ export class RunHost {
     return { polls: this.#poller.polls, gapMs: this.#poller.gapMs };
   }
 
+  /** The fair share of a contended node: runs of one owner in motion now (`Infinity`: not contended), and the runs held back. */
+  get fairShare(): { readonly share: number; readonly heldBack: number } {
+    return { share: this.#shares.share, heldBack: this.#shares.heldBack };
+  }
+
   /** This node's run of the task, if it holds one. */
   run(taskId: string): ActiveRun | undefined {
     return this.#runs.get(taskId);
@@ -108,6 +118,7 @@ export class RunHost {
     // the row's copies (parsed per task) need not stay alive with the run.
     const run = new ActiveRun({ taskId, owner: request.owner }, request.tool, this.#claimOf(record.attempt), record.resumable, this.#startAbortGrace);
     this.#runs.set(taskId, run);
+    this.#shares.add(run);
     // The closures of a run hold its id, never its record: a waiting run keeps no row in memory.
     const settled = this.#execute(run, request, parent).finally(() => {
       clearTimeout(this.#graceTimers.get(run));
@@ -123,6 +134,8 @@ export class RunHost {
    * error; then detaches from the node.
    */
   async drain(deadlineMs: number): Promise<void> {
+    // What is left to run has until the deadline: nothing waits for a turn any more.
+    this.#shares.lift();
     await this.#settledWithin(deadlineMs);
     const error: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' };
     await Promise.allSettled(
@@ -158,6 +171,7 @@ export class RunHost {
     if (this.#runs.get(run.ref.taskId) !== run) return;
     this.#runs.delete(run.ref.taskId);
     this.#settled.delete(run.ref.taskId);
+    this.#shares.remove(run);
     this.#onSlotFreed(run);
   }
 

@@ -9,6 +9,7 @@ import type { TaskRecord } from '../task/task-record.js';
 import type { TaskTelemetry } from '../telemetry/task-telemetry.js';
 import type { ActiveRun } from './active-run.js';
 import type { RunContextHost } from './run-context.js';
+import type { RunShares } from './run-shares.js';
 import { markRuntimeFault } from './runtime-fault.js';
 import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import type { TaskErrorContext } from './task-run-request.js';
@@ -24,6 +25,8 @@ export interface RunOperationsOptions {
    * hands it over).
    */
   readonly mayPark: (run: ActiveRun) => boolean;
+  /** The node's fair share: a run held back waits for its turn before it meets the store. */
+  readonly shares: RunShares;
 }
 
 /**
@@ -37,12 +40,14 @@ export class RunOperations implements RunContextHost {
   readonly #telemetry: TaskTelemetry;
   readonly #onError: (error: unknown, task: TaskErrorContext) => void;
   readonly #mayPark: (run: ActiveRun) => boolean;
+  readonly #shares: RunShares;
 
   constructor(options: RunOperationsOptions) {
     this.#store = options.store;
     this.#telemetry = options.telemetry;
     this.#onError = options.onError;
     this.#mayPark = options.mayPark;
+    this.#shares = options.shares;
   }
 
   /**
@@ -61,6 +66,7 @@ export class RunOperations implements RunContextHost {
       if (run.resumable) run.lose();
       return Promise.reject(markRuntimeFault(error));
     };
+    if (this.#shares.holds(run)) await this.#shares.turn(run);
     if (run.aborted) throw new TaskCancelledError();
     const begin = await this.#store.beginStep(run.ref, run.claim, name).catch(fault);
     if (begin.state === 'lost') return superseded();
@@ -71,7 +77,8 @@ export class RunOperations implements RunContextHost {
     return value;
   }
 
-  journal(run: ActiveRun): Promise<readonly TaskStep[]> {
+  async journal(run: ActiveRun): Promise<readonly TaskStep[]> {
+    if (this.#shares.holds(run)) await this.#shares.turn(run);
     return this.#store.steps(run.ref).catch((error: unknown) => {
       // As for a step: a resumable run that cannot read its journal is handed over.
       if (run.resumable) run.lose();
@@ -81,6 +88,7 @@ export class RunOperations implements RunContextHost {
 
   /** Sets the status message (`ctx.progress`); no-op once the run was aborted. */
   async progress(run: ActiveRun, progress: number, total: number | undefined, message: string | undefined): Promise<void> {
+    if (this.#shares.holds(run)) await this.#shares.turn(run);
     if (run.aborted) return;
     const text = message ?? (total === undefined ? `${progress}` : `${progress}/${total}`);
     let updated: TaskRecord | undefined;
@@ -130,6 +138,7 @@ export class RunOperations implements RunContextHost {
    */
   async #awaitInput(run: ActiveRun, key: string, request: InputRequest): Promise<InputResponse | undefined> {
     run.startWaiting(key);
+    this.#shares.changed(run);
     try {
       let asked = false;
       let parkTried = false;
@@ -174,6 +183,7 @@ export class RunOperations implements RunContextHost {
       throw run.parked ? error : markRuntimeFault(error);
     } finally {
       run.stopWaiting(key);
+      this.#shares.changed(run);
     }
   }
 }

@@ -54,6 +54,15 @@ export interface TaskRuntimeOptions {
    * wakes stays refused. Default 5 000.
    */
   readonly abortGraceMs?: number;
+  /**
+   * The runs in motion a contended node shares among its owners: while runs of more than one
+   * owner are in motion here (not waiting for input), each owner's runs beyond
+   * `max(1, floor(fairShareRuns / owners))` wait at their next context call (`ctx.step`,
+   * `ctx.progress`, `ctx.journal`) until the owner is within its share again, first started first
+   * served. An owner alone is never held back, nothing is refused and nothing is queued in the
+   * store. Default: {@link maxConcurrentRuns} when it is set, else 16; `Infinity` turns it off.
+   */
+  readonly fairShareRuns?: number;
 }
 
 /** The options with their defaults, checked: what the runtime's parts are built from. */
@@ -71,9 +80,10 @@ export interface RuntimeSettings {
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
   readonly abortGraceMs: number;
+  readonly fairShareRuns: number;
 }
 
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000 } as const;
+const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000, fairShareRuns: 16 } as const;
 
 const isPositiveInteger = (value: number): boolean => Number.isSafeInteger(value) && value > 0;
 
@@ -95,6 +105,8 @@ export function runtimeSettings(options: TaskRuntimeOptions): RuntimeSettings {
   if (!(isPositiveInteger(maxAttempts) && maxAttempts <= 1_000)) throw new RangeError('maxAttempts must be an integer from 1 to 1000');
   const abortGraceMs = options.abortGraceMs ?? DEFAULTS.abortGraceMs;
   if (!(Number.isSafeInteger(abortGraceMs) && abortGraceMs >= 0)) throw new RangeError('abortGraceMs must be a non-negative integer');
+  const fairShareRuns = options.fairShareRuns ?? (Number.isFinite(maxConcurrentRuns) ? maxConcurrentRuns : DEFAULTS.fairShareRuns);
+  if (!(fairShareRuns === Infinity || isPositiveInteger(fairShareRuns))) throw new RangeError('fairShareRuns must be a positive integer or Infinity');
   const classify = options.classifyError;
   const logger = options.logger ?? defaultLogger();
   return {
@@ -113,6 +125,7 @@ export function runtimeSettings(options: TaskRuntimeOptions): RuntimeSettings {
     maxConcurrentRuns,
     maxAttempts,
     abortGraceMs,
+    fairShareRuns,
   };
 }
 

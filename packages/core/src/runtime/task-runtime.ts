@@ -90,6 +90,11 @@ export class TaskRuntime {
     return this.#host.backstop;
   }
 
+  /** The fair share of this node's runs: runs of one owner in motion now (`Infinity` while one owner alone is), and the runs held back. */
+  get fairShare(): { readonly share: number; readonly heldBack: number } {
+    return this.#host.fairShare;
+  }
+
   /** Runs on this node now. */
   get running(): number {
     return this.#host.size;
