@@ -80,6 +80,8 @@ export { decideAnswer, type AnswerDecision } from './machine/decide-answer.js';
 export { decideRead } from './machine/decide-read.js';
 export { decideCancel, decideRunWrite } from './machine/decide-end.js';
 export { decidePark, isClaimable } from './machine/decide-park.js';
+export { decideLostRun, type LostRunState } from './machine/decide-lost-run.js';
+export { decideQuota } from './machine/decide-quota.js';
 export { TASK_LIMITS } from './store/task-limits.js';
 export {
   normaliseStatusMessage,

@@ -6,6 +6,9 @@ import {
   decideAnswer,
   decideAsk,
   decideCancel,
+  decideLostRun,
+  decideQuota,
+  isTerminal,
   decidePark,
   isClaimable,
   decideRead,
@@ -16,7 +19,7 @@ import {
   type TaskState,
   type TaskStatus,
 } from '@mcp-tasks/core';
-import { TASK_MACHINE_CASES, type MachineAct } from '@mcp-tasks/core/testing';
+import { TASK_MACHINE_CASES, type MachineAct, type MachineGiven } from '@mcp-tasks/core/testing';
 import { CASE_REQUEST, caseInputs, caseResponses, caseStatus, RUNNER } from '../src/testing/task-machine-cases.js';
 
 interface After {
@@ -24,7 +27,7 @@ interface After {
   readonly state: TaskState;
 }
 
-function apply(state: TaskState, action: MachineAct, held: number): After {
+function apply(state: TaskState, action: MachineAct, held: number, given: MachineGiven): After {
   const claim = { nodeId: ('claim' in action && action.claim) || RUNNER, attempt: ('attempt' in action && action.attempt) || held };
   switch (action.op) {
     case 'ask': {
@@ -59,6 +62,16 @@ function apply(state: TaskState, action: MachineAct, held: number): After {
       return decidePark(state, claim, action.key).kind === 'park' ? { answer: 'parked', state: { ...state, claim: null } } : { answer: 'kept', state };
     case 'claim':
       return isClaimable(state) ? { answer: 'claimed', state: { ...state, claim: { nodeId: RUNNER, attempt: held + 1 } } } : { answer: 'none', state };
+    case 'lose': {
+      // A reclaimed task was handed over once before its second claim.
+      const lost = { ...state, resumable: given.resumable ?? false, attempt: held, handovers: given.reclaimed ? 1 : 0, maxAttempts: given.maxAttempts ?? 3 };
+      const decision = decideLostRun(lost);
+      if (decision.kind === 'release') return { answer: 'released', state: { ...state, claim: null } };
+      if (decision.kind === 'fail') return { answer: 'failed', state: { ...state, status: 'failed' } };
+      return { answer: 'unchanged', state };
+    }
+    case 'create':
+      return { answer: decideQuota(isTerminal(state.status) ? 0 : 1, action.maxLive).kind === 'create' ? 'created' : 'refused', state };
   }
 }
 
@@ -72,7 +85,7 @@ describe('the task state machine decides each case of the lifecycle table', () =
         inputs: caseInputs(machineCase.given),
         claim: machineCase.given.parked ? null : { nodeId: RUNNER, attempt: held },
       };
-      const after = apply(before, machineCase.act, held);
+      const after = apply(before, machineCase.act, held, machineCase.given);
       const holder = after.state.claim === null ? 'none' : after.state.claim.attempt === held ? 'runner' : 'next';
       assert.deepEqual(
         { answer: after.answer, status: after.state.status, outstanding: outstandingKeys(after.state), holder },

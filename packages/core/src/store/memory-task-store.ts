@@ -1,4 +1,5 @@
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import { decideQuota } from '../machine/decide-quota.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
 import { assertTaskOwner, ownerKey, type TaskOwner } from '../task/task-owner.js';
@@ -99,7 +100,7 @@ export class MemoryTaskStore implements TaskStore {
     const statusMessage = task.statusMessage == null ? null : normaliseStatusMessage(task.statusMessage);
     if (this.#tasks.has(task.taskId)) throw new InvalidTaskValueError('a task with this id already exists');
     const now = this.#now();
-    if (Number.isFinite(options.maxLive) && this.#countLive(ownerKey(task.owner), now) >= options.maxLive) {
+    if (Number.isFinite(options.maxLive) && decideQuota(this.#countLive(ownerKey(task.owner), now), options.maxLive).kind === 'refuse') {
       throw new QuotaExceededError(options.maxLive);
     }
     const record: MutableRecord = {

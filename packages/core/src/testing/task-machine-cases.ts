@@ -21,6 +21,10 @@ export interface MachineGiven {
   readonly reclaimed?: boolean;
   /** The run waiting on the first asked key gave the task back (`park`), before any answer. */
   readonly parked?: boolean;
+  /** The task survives the loss of its run (default false). */
+  readonly resumable?: boolean;
+  /** Runs it may lose (default 3). */
+  readonly maxAttempts?: number;
 }
 
 /**
@@ -36,7 +40,11 @@ export type MachineAct =
   | ({ readonly op: 'progress' } & RunWrite)
   | ({ readonly op: 'step' } & RunWrite)
   | ({ readonly op: 'park'; readonly key: string } & RunWrite)
-  | { readonly op: 'claim' };
+  | { readonly op: 'claim' }
+  /** The runner's run was lost (its node's lease expired, or its node holds no run for it): the lost-run rule. */
+  | { readonly op: 'lose' }
+  /** The same owner creates another task under a live-task limit of `maxLive`: the quota rule. */
+  | { readonly op: 'create'; readonly maxLive: number };
 
 /** Who a run's write claims to be. */
 export interface RunWrite {
@@ -47,7 +55,8 @@ export interface RunWrite {
 /**
  * What the act answered, in words: `pending`, `answered`, `ended` (ask, read); `accepted:a,b` or
  * `refused` (answer); `cancelled`, `unchanged` (cancel); `written`, `lost` (finish, progress); `run`, `lost` (step);
- * `parked`, `kept` (park); `claimed`, `none` (claim by {@link RUNNER}).
+ * `parked`, `kept` (park); `claimed`, `none` (claim by {@link RUNNER}); `released`, `failed`,
+ * `unchanged` (lose); `created`, `refused` (create).
  */
 export type MachineAnswer = string;
 
@@ -156,4 +165,19 @@ export const TASK_MACHINE_CASES: readonly MachineCase[] = [
   { name: 'the parked run journals no step', given: { asked: ['a'], parked: true }, act: { op: 'step' }, expect: { answer: 'lost', status: 'input_required', outstanding: ['a'], holder: 'none' } },
   { name: 'a cancel ends a parked task', given: { asked: ['a'], parked: true }, act: { op: 'cancel' }, expect: { answer: 'cancelled', status: 'cancelled', outstanding: ['a'], holder: 'none' } },
   { name: 'a running task is not claimable', given: {}, act: { op: 'claim' }, expect: { answer: 'none', status: 'working', outstanding: [] } },
+  // The lost-run rule (postgres/src/sql/lost-run.ts, core's decideLostRun).
+  { name: 'a lost run of a resumable task with attempts left releases it as it stood', given: { resumable: true }, act: { op: 'lose' }, expect: { answer: 'released', status: 'working', outstanding: [], holder: 'none' } },
+  { name: 'a lost run of a resumable task waiting for input releases it still waiting', given: { resumable: true, asked: ['a'] }, act: { op: 'lose' }, expect: { answer: 'released', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'a lost run fails a task that is not resumable', given: {}, act: { op: 'lose' }, expect: { answer: 'failed', status: 'failed', outstanding: [] } },
+  { name: 'a resumable task whose run was lost on its last attempt fails', given: { resumable: true, maxAttempts: 1 }, act: { op: 'lose' }, expect: { answer: 'failed', status: 'failed', outstanding: [] } },
+  { name: 'a hand-over is no lost attempt', given: { resumable: true, maxAttempts: 2, reclaimed: true }, act: { op: 'lose' }, expect: { answer: 'released', status: 'working', outstanding: [], holder: 'none' } },
+  { name: 'a lost run leaves a task that ended as it is', given: { resumable: true, ended: 'completed' }, act: { op: 'lose' }, expect: { answer: 'unchanged', status: 'completed', outstanding: [] } },
+  { name: 'a parked task is no lost run', given: { resumable: true, asked: ['a'], parked: true }, act: { op: 'lose' }, expect: { answer: 'unchanged', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  // The quota rule: live tasks (not terminal, not expired) count, whoever holds them.
+  { name: 'an owner under its live-task limit gets a new task', given: {}, act: { op: 'create', maxLive: 2 }, expect: { answer: 'created', status: 'working', outstanding: [] } },
+  { name: 'an owner at its live-task limit gets no new task', given: {}, act: { op: 'create', maxLive: 1 }, expect: { answer: 'refused', status: 'working', outstanding: [] } },
+  { name: 'a task waiting for input counts against the limit', given: { asked: ['a'] }, act: { op: 'create', maxLive: 1 }, expect: { answer: 'refused', status: 'input_required', outstanding: ['a'] } },
+  { name: 'a parked task counts against the limit', given: { asked: ['a'], parked: true, resumable: true }, act: { op: 'create', maxLive: 1 }, expect: { answer: 'refused', status: 'input_required', outstanding: ['a'], holder: 'none' } },
+  { name: 'a task that ended does not count against the limit', given: { ended: 'cancelled' }, act: { op: 'create', maxLive: 1 }, expect: { answer: 'created', status: 'cancelled', outstanding: [] } },
+  { name: 'without a limit an owner always gets a new task', given: { asked: ['a'] }, act: { op: 'create', maxLive: Infinity }, expect: { answer: 'created', status: 'input_required', outstanding: ['a'] } },
 ];

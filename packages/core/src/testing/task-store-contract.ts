@@ -16,6 +16,13 @@ export interface StoreUnderTest {
   readonly store: TaskStore;
   /** Where the store's changes are heard: its own `events` by default; a node beside a shared store. */
   readonly events?: TaskEvents;
+  /** The node id the lifecycle table's runs claim as (default `RUNNER`): the node whose runs {@link loseRuns} loses. */
+  readonly runner?: string;
+  /**
+   * Loses every run of {@link runner} the way the store's cluster does (a store of one process
+   * has no lost runs and leaves it out: the table's `lose` cases are skipped for it).
+   */
+  loseRuns?(): Promise<void>;
   close(): Promise<void>;
 }
 

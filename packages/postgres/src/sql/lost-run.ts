@@ -5,7 +5,8 @@ import { touchedAt } from '../schema/task-predicates.js';
 // of its node left it, or its node no longer holds a run for it): a resumable task with attempts
 // left is released for any node to claim; any other task fails with `message`. Written once, so
 // the reaper, the restart settlement and the orphan rescuer decide alike. A hand-over (a draining
-// node) is not a lost run and is not counted.
+// node) is not a lost run and is not counted. The rule is core's `decideLostRun`; the lifecycle
+// table's `lose` cases hold this SQL and that decision to the same answers.
 
 /** The row resumes: resumable, and fewer lost runs so far than it may lose. */
 const resumes = sql<boolean>`(resumable AND attempt - handovers < max_attempts)`;
