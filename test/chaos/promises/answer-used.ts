@@ -1,3 +1,4 @@
+import { ANSWER_METHODS } from '../transport.js';
 import { resultText } from '../history-index.js';
 import type { SystemPromise, Violation } from './promise.js';
 
@@ -14,7 +15,7 @@ export const answerUsed: SystemPromise = {
     const violations: Violation[] = [];
     let checked = 0;
     for (const task of index.tasks.values()) {
-      const acked = index.ownRequests(task.id).filter((e) => e.method === 'tasks/update' && e.result && !e.error);
+      const acked = index.ownRequests(task.id).filter((e) => ANSWER_METHODS.has(e.method) && e.result && !e.error);
       if (acked.length === 0) continue;
       const final = index.finalRows.get(task.id);
       if (!final) continue;
