@@ -10,7 +10,7 @@ import type { SystemPromise, Violation } from './promise.js';
  */
 export const answerUsed: SystemPromise = {
   name: 'answer-used',
-  says: 'every acknowledged tasks/update answer is used: the task ends with it, or was cancelled or expired',
+  says: 'every acknowledged answer (a tasks/update, or a 2025-11-25 response to a tasks/result stream\'s request) is used: the task ends with it, or was cancelled or expired',
   check(index) {
     const violations: Violation[] = [];
     let checked = 0;
