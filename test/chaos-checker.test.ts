@@ -124,6 +124,17 @@ describe('the chaos checker', () => {
     assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', status: 'cancelled', result: null })]), []);
   });
 
+  it("catches a 2025-11-25 answer to a tasks/result stream's request that the task did not end with", () => {
+    // The 1.x client's answer: a bare JSON-RPC response POSTed to any node, acknowledged by 202.
+    const answered = rpc(200, 'input/response', { taskId: 't1', inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }, { result: {} }, 'alice', '2025');
+    const history = [create(0, 't1', 'confirm_delete', { filename: 'a.txt' }), answered];
+    assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', result: text('Kept a.txt.') })]), ['answer-used']);
+    assert.deepEqual(broken([...history, row('t1', { tool: 'confirm_delete', result: text('Deleted a.txt.') })]), []);
+    // Refused (not 202): not an acknowledged answer, so nothing is owed.
+    const refused = rpc(200, 'input/response', answered.params, { error: { code: -32600, message: 'x' } }, 'alice', '2025');
+    assert.deepEqual(broken([create(0, 't1', 'confirm_delete', { filename: 'a.txt' }), refused, row('t1', { tool: 'confirm_delete', result: text('Kept a.txt.') })]), []);
+  });
+
   it('catches an acknowledged cancel that the task outlived', () => {
     const cancel = rpc(100, 'tasks/cancel', { taskId: 't1' }, { result: { resultType: 'complete' } });
     assert.deepEqual(broken([create(0, 't1', 'slow_compute'), cancel, get(200, 't1', 'working'), row('t1', { updated: 150 })]), ['cancel-wins']);

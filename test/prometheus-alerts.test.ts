@@ -29,7 +29,8 @@ if (skip) console.log(`# skipped: ${skip}`);
 const NOT_IN_THIS_BRANCH = ['mcp_tasks_admission_queue_depth', 'mcp_tasks_admission_wait_seconds_bucket'];
 
 interface Rule {
-  alert: string;
+  alert?: string;
+  record?: string;
   expr: string;
   for?: string;
 }
@@ -41,6 +42,8 @@ function testRules(): string {
     for (const rule of group.rules) {
       if (rule.for !== undefined) rule.for = '2s';
       rule.expr = rule.expr.replace(/\[(5|10)m\]/g, '[20s]');
+      // Each tool's expected time: export's 10 minutes at 1 s, the default hour at 4 s.
+      rule.expr = rule.expr.replace('vector(600)', 'vector(1)').replace('+ 3600', '+ 4');
     }
   }
   return stringify(rules);
@@ -182,6 +185,21 @@ describe('a real Prometheus over real nodes', { skip, timeout: 420_000 }, () => 
     assert.ok(await firing('McpTasksToolFailing', labels), 'fired');
     assert.equal(await firing('McpTasksToolFailing', { gen_ai_tool_name: 'slow_compute' }), false, 'only the failing tool');
     await eventually(async () => !(await firing('McpTasksToolFailing', labels)), 60_000, 'resolved once the failures stopped');
+  });
+
+  it("a task live past its tool's expected time fires McpTasksToolTaskTooOld for that tool, which resolves once it ends", async () => {
+    const [a] = nodes as [DemoProcess, DemoProcess];
+    const labels = { gen_ai_tool_name: 'slow_compute' };
+    await eventually(async () => (await query('mcp_tasks_oldest_live_task_age_seconds{gen_ai_tool_name="export"}')).length === 2, 30_000, 'both nodes export every tool at 0 from their start');
+    const long = await rpc(a.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 120 } });
+    const taskId = long.result!['taskId'] as string;
+    try {
+      await eventually(async () => firing('McpTasksToolTaskTooOld', labels), 60_000, 'McpTasksToolTaskTooOld fires for slow_compute');
+      assert.equal(await firing('McpTasksToolTaskTooOld', { gen_ai_tool_name: 'export' }), false, 'not for a tool with no live task');
+    } finally {
+      await rpc(a.url, 'tasks/cancel', { taskId });
+    }
+    await eventually(async () => !(await firing('McpTasksToolTaskTooOld', labels)), 60_000, 'resolved once the task ended');
   });
 
   it('a listener cut off from LISTEN fires McpTasksListenerPollingOnly, which resolves once it listens again', async () => {

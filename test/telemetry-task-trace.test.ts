@@ -1,6 +1,7 @@
 // One task's traces across two node processes, captured over OTLP: the task is created on A
 // (full, so queued), its run is claimed by B, and B's `execute_tool` span is a child of A's
-// `tools/call` span in the same trace; the polls and the cancel, on either node, link to it.
+// `tools/call` span in the same trace; the polls, a listen on B, a 2025-11-25 `tasks/result`
+// stream on A and the cancel link to it.
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,8 @@ import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { rpc } from './server-raw-client.js';
+import { listen } from './notifications-client.js';
+import { legacyRpc } from './legacy-client.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -77,7 +80,7 @@ describe('traces that follow a task across nodes', { timeout: 120_000 }, () => {
     await database?.drop();
   });
 
-  it("ties the create on A, the run claimed on B, the polls and the cancel into the creating request's trace", async () => {
+  it("ties the create on A, the run claimed on B, the polls, the listens and the cancel into the creating request's trace", async () => {
     const first = await rpc(a.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60 } });
     assert.ok(first.result?.['taskId'], JSON.stringify(first.body));
     const created = await rpc(a.url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'claimed' } });
@@ -86,11 +89,17 @@ describe('traces that follow a task across nodes', { timeout: 120_000 }, () => {
     await eventually(async () => (await metric(b.base, 'mcp_tasks_claims_total')) >= 1, 20_000, 'B claims the queued task');
     await rpc(a.url, 'tasks/get', { taskId });
     await rpc(b.url, 'tasks/get', { taskId });
+    // Both streams stay open until the cancel ends the task; their spans last as long.
+    const listening = await listen(b.url, [taskId]);
+    await listening.until((messages) => messages.some((m) => m['method'] === 'notifications/tasks'), 10_000, 'the listen sends the task');
+    const result = legacyRpc(a.url, 'tasks/result', { taskId });
     await rpc(a.url, 'tasks/cancel', { taskId });
+    assert.match((await within(result, 20_000, 'the tasks/result stream to end')).error?.message ?? '', /cancelled/);
+    await within(listening.ended, 20_000, 'the listen to end');
     await rpc(a.url, 'tasks/cancel', { taskId: first.result!['taskId'] });
 
     const ofTask = (name: string) => spans.filter((span) => span.name === name && attribute(span, 'mcp.task.id') === taskId);
-    await eventually(async () => ofTask('execute_tool slow_compute').length === 1 && ofTask('tasks/cancel').length === 1 && ofTask('tasks/get').length === 2, 20_000, 'the spans are exported');
+    await eventually(async () => ofTask('execute_tool slow_compute').length === 1 && ofTask('tasks/cancel').length === 1 && ofTask('tasks/get').length === 2 && ofTask('subscriptions/listen').length === 1 && ofTask('tasks/result').length === 1, 20_000, 'the spans are exported');
 
     const [call] = ofTask('tools/call slow_compute');
     assert.ok(call, 'the creating tools/call span');
@@ -108,7 +117,16 @@ describe('traces that follow a task across nodes', { timeout: 120_000 }, () => {
     assert.match(String(attribute(run!, 'mcp_tasks.node.id')), /^trace-b\//);
     assert.equal(attribute(run!, 'mcp.task.status'), 'cancelled');
 
-    for (const span of [...ofTask('tasks/get'), ...ofTask('tasks/cancel')]) {
+    const [listenSpan] = ofTask('subscriptions/listen');
+    assert.equal(listenSpan!.service, 'node-b');
+    assert.equal(attribute(listenSpan!, 'mcp.protocol.version'), '2026-07-28');
+    assert.equal(attribute(listenSpan!, 'jsonrpc.request.id'), String(listening.id));
+    const [resultSpan] = ofTask('tasks/result');
+    assert.equal(resultSpan!.service, 'node-a');
+    assert.equal(attribute(resultSpan!, 'mcp.protocol.version'), '2025-11-25');
+    assert.equal(typeof attribute(resultSpan!, 'jsonrpc.request.id'), 'string');
+
+    for (const span of [...ofTask('tasks/get'), ...ofTask('tasks/cancel'), listenSpan!, resultSpan!]) {
       assert.ok(
         span.links?.some((link) => link.traceId === call.traceId && link.spanId === call.spanId),
         `${span.name} on ${span.service} links to the creating span: ${JSON.stringify(span.links)}`,

@@ -4,6 +4,7 @@ import { check, PROMISES } from './checker.js';
 import type { PlannedFault } from './faults.js';
 import type { Numbered } from './history.js';
 import { minimise } from './minimise.js';
+import { INPUT_RESPONSE } from './transport.js';
 
 export function report(events: readonly Numbered[], context: { file: string; schedule: readonly PlannedFault[] | undefined }): number {
   const verdict = check(events);
@@ -11,8 +12,8 @@ export function report(events: readonly Numbered[], context: { file: string; sch
   const faults = new Map<string, number>();
   for (const e of events) if (e.kind === 'fault') faults.set(e.fault, (faults.get(e.fault) ?? 0) + 1);
   const rpcs = events.filter((e) => e.kind === 'rpc');
-  const count = (method: string) => rpcs.filter((e) => e.kind === 'rpc' && e.method === method && e.result && !e.error).length;
-  console.log(`chaos: seed ${run?.kind === 'run' ? run.seed : '?'}: ${rpcs.length} requests; tasks created ${verdict.promises.find((p) => p.name === 'created-task-exists')?.checked ?? 0}, answers acknowledged ${count('tasks/update')}, cancels acknowledged ${count('tasks/cancel')}`);
+  const count = (...methods: string[]) => rpcs.filter((e) => e.kind === 'rpc' && methods.includes(e.method) && e.result && !e.error).length;
+  console.log(`chaos: seed ${run?.kind === 'run' ? run.seed : '?'}: ${rpcs.length} requests; tasks created ${verdict.promises.find((p) => p.name === 'created-task-exists')?.checked ?? 0}, answers acknowledged ${count('tasks/update', INPUT_RESPONSE)} (${count(INPUT_RESPONSE)} of them 2025-11-25 answers to a tasks/result stream's requests), cancels acknowledged ${count('tasks/cancel')}`);
   console.log(`chaos: faults: ${[...faults].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'}`);
   for (const promise of verdict.promises) console.log(`chaos:   ${promise.violations.length === 0 ? 'ok  ' : 'FAIL'} ${promise.name} (${promise.checked} checked): ${promise.says}`);
   if (verdict.violations.length === 0) {

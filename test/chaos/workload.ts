@@ -5,7 +5,7 @@ import { listen } from '../notifications-client.js';
 import type { ChaosNode } from './cluster.js';
 import type { History, Revision } from './history.js';
 import type { Random } from './random.js';
-import { call, createdTaskId, TERMINAL, type Caller } from './transport.js';
+import { call, createdTaskId, resultStream, TERMINAL, type Caller } from './transport.js';
 
 export interface Owner {
   readonly label: string;
@@ -43,9 +43,13 @@ export class Workload {
   async client(name: string, random: Random, owner: Owner): Promise<void> {
     const caller: Caller = { client: name, owner: owner.label, token: owner.token };
     while (Date.now() < this.#options.stopAt) {
-      const scenario = random.pick(SCENARIOS);
-      await scenario(this, random, caller, owner);
-      await sleep(random.int(50, 400));
+      // Each scenario draws from a source of its own, forked from the client's: however many
+      // polls one took (that depends on timing), the client's next scenarios and their choices
+      // are the same for the same seed.
+      const own = random.fork();
+      const pause = random.int(50, 400);
+      await random.pick(SCENARIOS)(this, own, caller, owner);
+      await sleep(pause);
     }
   }
 
@@ -59,6 +63,10 @@ export class Workload {
         if (taskId) this.#known.push({ taskId, owner });
       }),
     );
+  }
+
+  get history(): History {
+    return this.#options.history;
   }
 
   call(caller: Caller, rev: Revision, node: ChaosNode, method: string, params: Record<string, any>) {
@@ -187,6 +195,25 @@ const legacyExportScenario: Scenario = async (w, random, caller, owner) => {
   await w.call(caller, '2025', random.pick(owner.nodes), 'tasks/list', {});
 };
 
+/**
+ * The 1.x client's input path: a 2025-11-25 task whose input is asked on its `tasks/result`
+ * stream (server-to-client requests) and answered by a bare JSON-RPC response POSTed to any node;
+ * the stream is opened again (on another node) while the task is live, as a client that lost it does.
+ */
+const legacyInputScenario: Scenario = async (w, random, caller, owner) => {
+  const taskId = await w.start(caller, owner, '2025', random, 'confirm_delete', { filename: `r${random.int(1, 999)}.txt`, delayMs: random.int(0, 300) });
+  if (!taskId) return;
+  const answer = { action: 'accept', content: { confirm: random.chance(0.6) } };
+  const cancelAfterMs = random.chance(0.15) ? random.int(200, 1500) : undefined;
+  const cancelling = cancelAfterMs === undefined ? undefined : sleep(cancelAfterMs).then(() => w.call(caller, '2025', random.pick(owner.nodes), 'tasks/cancel', { taskId }));
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const final = await resultStream(w.history, caller, random.pick(owner.nodes), taskId, (key) => (key === 'confirm' ? answer : undefined), () => random.pick(owner.nodes));
+    if (final.result || (final.error && final.error.code !== -32603 && final.error.code !== -32000)) break;
+    await sleep(random.int(200, 600));
+  }
+  await cancelling;
+};
+
 /** Another owner's task: read, answered or cancelled by someone it does not belong to. */
 const snoopScenario: Scenario = async (w, random, caller, owner) => {
   const victim = w.foreignTask(owner, random);
@@ -198,4 +225,4 @@ const snoopScenario: Scenario = async (w, random, caller, owner) => {
   await w.call(caller, rev, random.pick(owner.nodes), method, params);
 };
 
-const SCENARIOS: readonly Scenario[] = [exportScenario, exportScenario, inputScenario, inputScenario, computeScenario, failingScenario, legacyExportScenario, snoopScenario];
+const SCENARIOS: readonly Scenario[] = [exportScenario, exportScenario, inputScenario, inputScenario, computeScenario, failingScenario, legacyExportScenario, legacyInputScenario, snoopScenario];

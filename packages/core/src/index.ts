@@ -124,3 +124,4 @@ export {
   type TaskStatusMessage,
 } from './telemetry/task-channels.js';
 export type { TelemetryOptions } from './telemetry/task-telemetry.js';
+export { creatorSpanContext, linkToCreator } from './telemetry/task-trace-context.js';

@@ -74,7 +74,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     clusterStatsMs: config.clusterStatsMs,
     logger,
   });
-  if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
+  if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider, taskTools.map((tool) => tool.name));
   const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
   const tasks = new McpTasks({
     store,

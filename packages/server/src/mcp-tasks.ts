@@ -518,6 +518,7 @@ export class McpTasks {
       isTaskTool: (tool) => this.#claimed.has(tool),
       ...(this.#streamCaps ? { streamCaps: this.#streamCaps } : {}),
       refusalHold: this.#refusalHold,
+      tracer: this.#tracer,
     });
     this.#listens.add(listen);
     return listen;

@@ -1,3 +1,4 @@
+import { ANSWER_METHODS } from '../transport.js';
 import { resultText } from '../history-index.js';
 import type { SystemPromise, Violation } from './promise.js';
 
@@ -9,12 +10,12 @@ import type { SystemPromise, Violation } from './promise.js';
  */
 export const answerUsed: SystemPromise = {
   name: 'answer-used',
-  says: 'every acknowledged tasks/update answer is used: the task ends with it, or was cancelled or expired',
+  says: 'every acknowledged answer (a tasks/update, or a 2025-11-25 response to a tasks/result stream\'s request) is used: the task ends with it, or was cancelled or expired',
   check(index) {
     const violations: Violation[] = [];
     let checked = 0;
     for (const task of index.tasks.values()) {
-      const acked = index.ownRequests(task.id).filter((e) => e.method === 'tasks/update' && e.result && !e.error);
+      const acked = index.ownRequests(task.id).filter((e) => ANSWER_METHODS.has(e.method) && e.result && !e.error);
       if (acked.length === 0) continue;
       const final = index.finalRows.get(task.id);
       if (!final) continue;

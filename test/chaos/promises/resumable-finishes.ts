@@ -1,3 +1,4 @@
+import { ANSWER_METHODS } from '../transport.js';
 import { resultText } from '../history-index.js';
 import type { SystemPromise, Violation } from './promise.js';
 
@@ -23,7 +24,7 @@ export const resumableFinishes: SystemPromise = {
       const files = Number(task.create.params['arguments']?.['files'] ?? 10);
       if (row.status === 'completed') {
         const exported = /^Exported (\d+) of/.exec(resultText(row.result) ?? '');
-        const declined = index.ownRequests(task.id).some((e) => e.method === 'tasks/update' && e.params['inputResponses']?.['confirm'] && e.params['inputResponses']['confirm'].content?.confirm !== true);
+        const declined = index.ownRequests(task.id).some((e) => ANSWER_METHODS.has(e.method) && e.params['inputResponses']?.['confirm'] && e.params['inputResponses']['confirm'].content?.confirm !== true);
         if (exported && Number(exported[1]) !== files && !(declined && Number(exported[1]) === 0)) {
           violations.push({ promise: this.name, taskId: task.id, message: `completed with part of its files: "${resultText(row.result)}"`, evidence });
         }

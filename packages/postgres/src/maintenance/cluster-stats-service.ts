@@ -54,7 +54,8 @@ export class ClusterStatsService extends LeaderRoundService<ClusterStatsRound> {
     if (!this.#latest) return undefined;
     const { stats, readAt } = this.#latest;
     const elapsed = Math.max(0, Math.round(performance.now() - readAt));
-    return stats.oldestLiveAgeMs === null ? stats : { ...stats, oldestLiveAgeMs: stats.oldestLiveAgeMs + elapsed };
+    const byTool = new Map([...stats.oldestLiveAgeMsByTool].map(([tool, ms]) => [tool, ms + elapsed]));
+    return { ...stats, oldestLiveAgeMs: stats.oldestLiveAgeMs === null ? null : stats.oldestLiveAgeMs + elapsed, oldestLiveAgeMsByTool: byTool };
   }
 
   protected async round(): Promise<ClusterStatsRound> {

@@ -18,6 +18,8 @@ export interface ClusterStats {
    * read (ms, database clock); null when none was live.
    */
   readonly oldestLiveAgeMs: number | null;
+  /** The same age per tool, for the tools with a live task (empty when a node of the previous release computed them). */
+  readonly oldestLiveAgeMsByTool: ReadonlyMap<string, number>;
 }
 
 /** The counts summed over nodes, one entry per status (every status present, 0 when none). */

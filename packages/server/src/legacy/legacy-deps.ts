@@ -1,4 +1,4 @@
-import { TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
+import { linkToCreator, TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
 import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
@@ -45,5 +45,7 @@ export async function ownedTask(deps: LegacyTasksDeps, call: LegacyCall, taskId:
   if (!record) return rpcError(call.id, new TaskNotFoundError());
   const missing = missingScopes(record.scopes, call.authInfo);
   if (missing.length > 0) return insufficientScopeResponse(record.scopes, call.authInfo);
+  // The request's span (tasks/get, tasks/cancel, the tasks/result stream) joins the task's trace.
+  linkToCreator(record);
   return { ref, record };
 }

@@ -16,6 +16,7 @@ import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-requ
 import { atTokenExpiry } from './token-expiry.js';
 import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
 import { TaskFollower } from './task-follower.js';
+import type { McpRequestTracer, StreamSpan } from '../telemetry/mcp-request-tracer.js';
 
 /** Options of {@link withTaskListen}. */
 export interface TaskListenOptions {
@@ -46,6 +47,8 @@ export interface TaskListenOptions {
   readonly streamCaps?: ListenStreamCaps;
   /** Paces the refusals of these limits (shared by every handler of one `McpTasks`). */
   readonly refusalHold?: RefusalHold;
+  /** Spans of task listens, linked to the spans that created their tasks; none without it. */
+  readonly tracer?: McpRequestTracer;
 }
 
 /**
@@ -101,6 +104,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     }
   };
   const open = new Set<OpenStream>();
+  const streams = new WeakSet<Response>();
   const refused = (request: Request, key: string, id: RequestId | null, error: JsonRpcError) =>
     heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), limitNameOf(error), limitResponse(id, error));
 
@@ -145,6 +149,27 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     const listen = readTaskListen(parsedBody);
     if (!listen) return handler.fetch(request, forward);
 
+    const span = options.tracer?.startStream({ method: 'subscriptions/listen', requestId: listen.id, meta: listen.meta, request });
+    let streaming = false;
+    try {
+      const response = await routeListen(request, requestOptions, forward, listen, ownerOnce, span);
+      // A stream served here ends its span when it ends; any other answer ends it now.
+      streaming = streams.has(response);
+      if (!streaming && span) await recordAnswer(span, response);
+      return response;
+    } finally {
+      if (!streaming) span?.end();
+    }
+  }
+
+  async function routeListen(
+    request: Request,
+    requestOptions: McpHandlerRequestOptions | undefined,
+    forward: McpHandlerRequestOptions,
+    listen: TaskListenRequest,
+    ownerOnce: () => Promise<TaskOwner | undefined>,
+    span: StreamSpan | undefined,
+  ): Promise<Response> {
     const taskIds = taskIdsOf(listen);
     if (taskIds === undefined) {
       return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of strings' } });
@@ -178,7 +203,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
           release();
           return missingExtensionResponse(listen);
         }
-        return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, {}, undefined);
+        return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, {}, undefined, span);
       }
       if (sdkResponse.status !== 200 || !(sdkResponse.headers.get('content-type') ?? '').startsWith('text/event-stream') || !sdkResponse.body) {
         release();
@@ -201,7 +226,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       }
       const sdkServes = Object.keys(honored).length > 0;
       if (!sdkServes) sdk.cancel();
-      return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, honored, sdkServes ? sdk : undefined);
+      return await serveStream(request, requestOptions?.authInfo, listenOwner, release, listen, taskIds, honored, sdkServes ? sdk : undefined, span);
     } catch (error) {
       release();
       throw error;
@@ -217,6 +242,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     taskIds: readonly string[],
     honored: Record<string, unknown>,
     sdk: SseFrameReader | undefined,
+    span: StreamSpan | undefined,
   ): Promise<Response> {
     const subscriptionId: RequestId = listen.id;
     const encoder = new TextEncoder();
@@ -260,6 +286,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       if (closed) return;
       closed = true;
       release();
+      span?.end();
       cancelExpiry();
       for (const follower of followers) follower.stop();
       if (keepAlive) clearInterval(keepAlive);
@@ -305,6 +332,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
         teardown();
         return insufficientScopeResponse(needed, authInfo);
       }
+      for (const { record } of found) span?.linkTask(record);
       for (const { follower } of found) {
         if (closed) {
           follower.stop();
@@ -357,7 +385,9 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       if (!closed) await stream.end(true);
     }
 
-    return new Response(readable, { status: 200, headers: SSE_HEADERS });
+    const response = new Response(readable, { status: 200, headers: SSE_HEADERS });
+    streams.add(response);
+    return response;
   }
 
   const endStreams = async () => {
@@ -387,6 +417,18 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
 function missingExtensionResponse(listen: TaskListenRequest): Response {
   const error = missingTasksCapability('subscriptions/listen with notifications.taskIds');
   return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+}
+
+/** The JSON-RPC error of a listen answered without a stream, on its span. */
+async function recordAnswer(span: StreamSpan, response: Response): Promise<void> {
+  if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) return;
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown; message?: unknown } };
+    const code = body.error?.code;
+    if (typeof code === 'number') span.fail(code, typeof body.error?.message === 'string' ? body.error.message : '');
+  } catch {
+    // Not JSON after all: nothing to record.
+  }
 }
 
 /** Whether `response` is the SDK's refusal of a listen because all its subscriptions are taken. */

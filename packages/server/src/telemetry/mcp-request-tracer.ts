@@ -12,6 +12,7 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { creatorSpanContext } from '@mcp-tasks/core';
 import { metaGetter } from './meta-carrier.js';
 
 const SCOPE = '@mcp-tasks/server';
@@ -48,6 +49,50 @@ export class McpRequestTracer {
     this.#tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   }
 
+  /**
+   * Starts the span of a request whose answer is a stream (a task `subscriptions/listen`), with
+   * the parent and attributes {@link McpRequestTracer.trace} gives; the caller ends it with the stream.
+   */
+  startStream(info: McpStreamInfo): StreamSpan {
+    const ambient = otelContext.active();
+    const parent = info.meta ? propagation.extract(ambient, info.meta, metaGetter) : ambient;
+    const attributes: Attributes = { 'mcp.method.name': info.method, 'jsonrpc.request.id': String(info.requestId) };
+    const fromEnvelope = info.meta?.[PROTOCOL_VERSION_KEY];
+    const version = typeof fromEnvelope === 'string' ? fromEnvelope : info.request.headers.get('mcp-protocol-version');
+    if (version) attributes['mcp.protocol.version'] = version;
+    const sessionId = info.request.headers.get('mcp-session-id');
+    if (sessionId) attributes['mcp.session.id'] = sessionId;
+    const span = this.#tracer.startSpan(info.method, { kind: SpanKind.SERVER, attributes }, parent);
+    let ended = false;
+    let linked = 0;
+    return {
+      linkTask(task) {
+        const creator = creatorSpanContext(task);
+        if (ended || !creator) return;
+        span.addLink({ context: creator, attributes: { 'mcp_tasks.link': 'task.created_by', 'mcp.task.id': task.taskId } });
+        linked += 1;
+        // One task: the task's own attributes, as a tasks/get span has them.
+        if (linked === 1) {
+          span.setAttribute('mcp.task.id', task.taskId);
+          span.setAttribute('mcp_tasks.task.trace_id', creator.traceId);
+        } else {
+          span.setAttribute('mcp_tasks.listen.tasks', linked);
+        }
+      },
+      fail(code, message) {
+        if (ended) return;
+        span.setAttribute('error.type', String(code));
+        span.setAttribute('rpc.response.status_code', String(code));
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
+      },
+      end() {
+        if (ended) return;
+        ended = true;
+        span.end();
+      },
+    };
+  }
+
   async trace<T>(info: McpRequestInfo, ctx: ServerContext, handle: () => Promise<T>): Promise<T> {
     const ambient = otelContext.active();
     const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
@@ -73,6 +118,27 @@ export class McpRequestTracer {
       span.end();
     }
   }
+}
+
+/** What a streaming request's span knows: a request that is not handled through a `ServerContext`. */
+export interface McpStreamInfo {
+  /** The JSON-RPC method, e.g. `subscriptions/listen`. */
+  readonly method: string;
+  readonly requestId: string | number;
+  /** `params._meta`: the client's trace context and the 2026 envelope. */
+  readonly meta: Record<string, unknown> | undefined;
+  /** The HTTP request, for its `MCP-Protocol-Version` header. */
+  readonly request: Request;
+}
+
+/** A SERVER span of a request whose answer is a stream: it lasts as long as the stream. */
+export interface StreamSpan {
+  /** Links the span to the span that created `task` (stored on its row), as `tasks/get` is. */
+  linkTask(task: { readonly taskId: string; readonly traceContext?: string | null }): void;
+  /** Records a JSON-RPC error answer. */
+  fail(code: number, message: string): void;
+  /** Ends the span; later calls do nothing. */
+  end(): void;
 }
 
 function requestAttributes(info: McpRequestInfo, ctx: ServerContext): Attributes {
