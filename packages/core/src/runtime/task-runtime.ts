@@ -34,6 +34,7 @@ import { fromStoredCapabilities, toStoredCapabilities } from './stored-capabilit
 import { RuntimeDrainingError } from './runtime-draining-error.js';
 import { isStoreOutage, outageRetryDelay } from './store-outage.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import type { StoredBytesBound } from '../store/stored-bytes.js';
 import { TaskTelemetry, type RunTelemetry, type TaskLabels, type TelemetryOptions } from '../telemetry/task-telemetry.js';
 import { creatorContext, linkToCreator, traceparentOf } from '../telemetry/task-trace-context.js';
 
@@ -62,6 +63,19 @@ export interface TaskRuntimeOptions {
   readonly pollIntervalMs?: number;
   /** Live tasks one owner may have at once (`Infinity` for no limit). Default 100. */
   readonly maxPerPrincipal?: number;
+  /**
+   * Bytes one authenticated owner's tasks may keep until they expire, finished ones included: a
+   * row's cost (1 KiB) plus its arguments and stored capabilities at creation, and a result or
+   * error beyond 1 KiB at its finish (`Infinity`: no bound). Past it a create is refused like one
+   * over `maxPerPrincipal` (an optional tool runs inline). Default 256 MiB.
+   */
+  readonly maxStoredBytesPerOwner?: number;
+  /**
+   * The same bound for the tasks of every caller without an authenticated subject together
+   * ({@link TaskRunRequest.authenticated} false), database-wide: there is no owner to tell them
+   * apart by, so it protects the database, high enough that ordinary use never meets it. Default 4 GiB.
+   */
+  readonly maxStoredBytesWithoutSubject?: number;
   /** Recognises JSON-RPC errors thrown by tools (the MCP layer adds the SDK's). */
   readonly classifyError?: RpcErrorClassifier;
   /**
@@ -130,12 +144,25 @@ export interface TaskRunRequest<Args> {
   readonly ttlMs?: number;
   /** Whether the task survives the loss of its node (see {@link TaskExecutor.resumable}). Default false. */
   readonly resumable?: boolean;
+  /**
+   * Whether the owner is an authenticated subject (the request carried auth info): its tasks then
+   * count against {@link TaskRuntimeOptions.maxStoredBytesPerOwner}, and otherwise against the
+   * shared {@link TaskRuntimeOptions.maxStoredBytesWithoutSubject}. Default true.
+   */
+  readonly authenticated?: boolean;
 }
 
 /** The status message of a task waiting for a free run slot. */
 export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000 } as const;
+const DEFAULTS = {
+  ttlMs: 3_600_000,
+  pollIntervalMs: 1_000,
+  maxPerPrincipal: 100,
+  maxStoredBytesPerOwner: 256 * 1024 ** 2,
+  maxStoredBytesWithoutSubject: 4 * 1024 ** 3,
+  abortGraceMs: 5_000,
+} as const;
 
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1_000, 4_000];
 /** Releases of a lost run tried at most (the last delay apart: about a minute), then the lease decides. */
@@ -155,6 +182,8 @@ export class TaskRuntime {
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
+  readonly maxStoredBytesPerOwner: number;
+  readonly maxStoredBytesWithoutSubject: number;
   readonly #classify: RpcErrorClassifier;
   readonly #onError: (error: unknown, task: TaskErrorContext) => void;
   readonly #runs = new Map<string, ActiveRun>();
@@ -197,6 +226,11 @@ export class TaskRuntime {
     if (!(Number.isSafeInteger(this.pollIntervalMs) && this.pollIntervalMs > 0)) throw new RangeError('pollIntervalMs must be a positive integer');
     if (!(this.maxPerPrincipal === Infinity || (Number.isSafeInteger(this.maxPerPrincipal) && this.maxPerPrincipal > 0))) {
       throw new RangeError('maxPerPrincipal must be a positive integer or Infinity');
+    }
+    this.maxStoredBytesPerOwner = options.maxStoredBytesPerOwner ?? DEFAULTS.maxStoredBytesPerOwner;
+    this.maxStoredBytesWithoutSubject = options.maxStoredBytesWithoutSubject ?? DEFAULTS.maxStoredBytesWithoutSubject;
+    for (const [name, value] of [['maxStoredBytesPerOwner', this.maxStoredBytesPerOwner], ['maxStoredBytesWithoutSubject', this.maxStoredBytesWithoutSubject]] as const) {
+      if (!(value === Infinity || (Number.isSafeInteger(value) && value > 0))) throw new RangeError(`${name} must be a positive integer or Infinity`);
     }
     this.maxConcurrentRuns = options.maxConcurrentRuns ?? Infinity;
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -273,7 +307,7 @@ export class TaskRuntime {
           maxAttempts: this.maxAttempts,
           traceContext: traceparentOf(parent),
         },
-        { maxLive: this.maxPerPrincipal },
+        { maxLive: this.maxPerPrincipal, ...this.#storageBound(request.authenticated ?? true) },
       );
     } catch (error) {
       if (error instanceof QuotaExceededError) this.#telemetry.quotaRefused(request.tool, request.owner.server);
@@ -289,6 +323,12 @@ export class TaskRuntime {
     }
     this.#launch(record, request, parent);
     return record;
+  }
+
+  /** The stored-bytes bound of a new task's pool, when it has one. */
+  #storageBound(authenticated: boolean): { storage?: StoredBytesBound } {
+    const maxBytes = authenticated ? this.maxStoredBytesPerOwner : this.maxStoredBytesWithoutSubject;
+    return Number.isFinite(maxBytes) ? { storage: { pool: authenticated ? 'owner' : 'shared', maxBytes } } : {};
   }
 
   /**
