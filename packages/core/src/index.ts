@@ -12,6 +12,8 @@ export { JsonRpcError, type JsonRpcErrorObject } from './errors/json-rpc-error.j
 export { TaskNotFoundError } from './errors/task-not-found-error.js';
 export { InvalidCursorError } from './errors/invalid-cursor-error.js';
 export { QuotaExceededError } from './errors/quota-exceeded-error.js';
+export { StoredBytesExceededError } from './errors/stored-bytes-exceeded-error.js';
+export { outcomeChargeOf, RESULT_ALLOWANCE_BYTES, storedBytesOf, TASK_ROW_BYTES, type StoredBytesBound } from './store/stored-bytes.js';
 export { InvalidTaskValueError } from './errors/invalid-task-value-error.js';
 export { MalformedInputResponseError } from './errors/malformed-input-response-error.js';
 export { TaskCancelledError } from './errors/task-cancelled-error.js';

@@ -6,6 +6,7 @@ import { admissionFromEnv } from './limits/admission-env.js';
 import { inFlightFromEnv } from './limits/in-flight-env.js';
 import { rateLimitFromEnv } from './limits/rate-limit-env.js';
 import { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
+import { storedBytesFromEnv, type StoredBytesBounds } from './limits/stored-bytes-env.js';
 
 /** The demo's settings, from the environment (see DESIGN.md, "The demo server contract"). */
 export interface DemoConfig {
@@ -22,6 +23,8 @@ export interface DemoConfig {
   readonly pollIntervalMs: number | undefined;
   readonly ttlMs: number | undefined;
   readonly maxPerPrincipal: number | undefined;
+  /** What tasks keep until they expire, per authenticated owner and for all callers without a subject (`MCP_TASKS_MAX_STORED_BYTES`: `perOwner[,withoutSubject]` or `off`); absent: the library's defaults. */
+  readonly storedBytes?: StoredBytesBounds | undefined;
   /** Runs this node executes at once (`MCP_TASKS_MAX_RUNS`); the rest wait for a node with room. Default: no limit. */
   readonly maxRuns?: number | undefined;
   /** The node lease (`MCP_TASKS_LEASE_MS`, with a database); default 30 000. */
@@ -78,6 +81,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     pollIntervalMs: integer(env, 'MCP_TASKS_POLL_INTERVAL_MS', 1),
     ttlMs: integer(env, 'MCP_TASKS_TTL_MS', 1),
     maxPerPrincipal: env['MCP_TASKS_MAX_PER_PRINCIPAL'] === 'Infinity' ? Infinity : integer(env, 'MCP_TASKS_MAX_PER_PRINCIPAL', 1),
+    storedBytes: storedBytesFromEnv(env['MCP_TASKS_MAX_STORED_BYTES']),
     maxRuns: integer(env, 'MCP_TASKS_MAX_RUNS', 1),
     auth: authFromEnv(env),
     leaseMs: integer(env, 'MCP_TASKS_LEASE_MS', 100),

@@ -85,6 +85,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     ...(config.ttlMs === undefined ? {} : { ttlMs: config.ttlMs }),
     ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     ...(config.maxPerPrincipal === undefined ? {} : { maxPerPrincipal: config.maxPerPrincipal }),
+    ...config.storedBytes,
     ...(config.maxRuns === undefined ? {} : { maxConcurrentRuns: config.maxRuns }),
     ...(config.abortGraceMs === undefined ? {} : { abortGraceMs: config.abortGraceMs }),
     ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),

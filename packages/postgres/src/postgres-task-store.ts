@@ -215,7 +215,7 @@ export class PostgresTaskStore implements TaskStore {
   async create(task: NewTask, options: CreateOptions): Promise<TaskRecord> {
     validateNewTask(task);
     const statusMessage = task.statusMessage == null ? null : normaliseStatusMessage(task.statusMessage);
-    return refuseUnstorableValue(() => createTask(this.#sql, task, statusMessage, options.maxLive));
+    return refuseUnstorableValue(() => createTask(this.#sql, task, statusMessage, options));
   }
 
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {

@@ -50,4 +50,10 @@ export interface TaskRunRequest<Args> {
   readonly ttlMs?: number;
   /** Whether the task survives the loss of its node (see {@link TaskExecutor.resumable}). Default false. */
   readonly resumable?: boolean;
+  /**
+   * Whether the owner is an authenticated subject (the request carried auth info): its tasks then
+   * count against `maxStoredBytesPerOwner`, and otherwise against the shared
+   * `maxStoredBytesWithoutSubject`. Default true.
+   */
+  readonly authenticated?: boolean;
 }

@@ -27,6 +27,19 @@ export interface TaskRuntimeOptions {
   readonly pollIntervalMs?: number;
   /** Live tasks one owner may have at once (`Infinity` for no limit). Default 100. */
   readonly maxPerPrincipal?: number;
+  /**
+   * Bytes one authenticated owner's tasks may keep until they expire, finished ones included: a
+   * row's cost (1 KiB) plus its arguments and stored capabilities at creation, and a result or
+   * error beyond 1 KiB at its finish (`Infinity`: no bound). Past it a create is refused like one
+   * over `maxPerPrincipal` (an optional tool runs inline). Default 256 MiB.
+   */
+  readonly maxStoredBytesPerOwner?: number;
+  /**
+   * The same bound for the tasks of every caller without an authenticated subject together
+   * (`TaskRunRequest.authenticated` false), database-wide: there is no owner to tell them
+   * apart by, so it protects the database, high enough that ordinary use never meets it. Default 4 GiB.
+   */
+  readonly maxStoredBytesWithoutSubject?: number;
   /** Recognises JSON-RPC errors thrown by tools (the MCP layer adds the SDK's). */
   readonly classifyError?: RpcErrorClassifier;
   /**
@@ -74,6 +87,8 @@ export interface RuntimeSettings {
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
+  readonly maxStoredBytesPerOwner: number;
+  readonly maxStoredBytesWithoutSubject: number;
   readonly classify: RpcErrorClassifier;
   readonly onError: (error: unknown, task: TaskErrorContext) => void;
   readonly logger: Logger;
@@ -83,7 +98,15 @@ export interface RuntimeSettings {
   readonly fairShareRuns: number;
 }
 
-const DEFAULTS = { ttlMs: 3_600_000, pollIntervalMs: 1_000, maxPerPrincipal: 100, abortGraceMs: 5_000, fairShareRuns: 16 } as const;
+const DEFAULTS = {
+  ttlMs: 3_600_000,
+  pollIntervalMs: 1_000,
+  maxPerPrincipal: 100,
+  maxStoredBytesPerOwner: 256 * 1024 ** 2,
+  maxStoredBytesWithoutSubject: 4 * 1024 ** 3,
+  abortGraceMs: 5_000,
+  fairShareRuns: 16,
+} as const;
 
 const isPositiveInteger = (value: number): boolean => Number.isSafeInteger(value) && value > 0;
 
@@ -99,6 +122,11 @@ export function runtimeSettings(options: TaskRuntimeOptions): RuntimeSettings {
   if (!isPositiveInteger(pollIntervalMs)) throw new RangeError('pollIntervalMs must be a positive integer');
   const maxPerPrincipal = options.maxPerPrincipal ?? DEFAULTS.maxPerPrincipal;
   if (!(maxPerPrincipal === Infinity || isPositiveInteger(maxPerPrincipal))) throw new RangeError('maxPerPrincipal must be a positive integer or Infinity');
+  const maxStoredBytesPerOwner = options.maxStoredBytesPerOwner ?? DEFAULTS.maxStoredBytesPerOwner;
+  const maxStoredBytesWithoutSubject = options.maxStoredBytesWithoutSubject ?? DEFAULTS.maxStoredBytesWithoutSubject;
+  for (const [name, value] of [['maxStoredBytesPerOwner', maxStoredBytesPerOwner], ['maxStoredBytesWithoutSubject', maxStoredBytesWithoutSubject]] as const) {
+    if (!(value === Infinity || isPositiveInteger(value))) throw new RangeError(`${name} must be a positive integer or Infinity`);
+  }
   const maxConcurrentRuns = options.maxConcurrentRuns ?? Infinity;
   if (!(maxConcurrentRuns === Infinity || isPositiveInteger(maxConcurrentRuns))) throw new RangeError('maxConcurrentRuns must be a positive integer or Infinity');
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -117,6 +145,8 @@ export function runtimeSettings(options: TaskRuntimeOptions): RuntimeSettings {
     ttlMs,
     pollIntervalMs,
     maxPerPrincipal,
+    maxStoredBytesPerOwner,
+    maxStoredBytesWithoutSubject,
     classify: classify ? (error) => classifyOwnRpcError(error) ?? classify(error) : classifyOwnRpcError,
     onError:
       options.onError ??

@@ -14,6 +14,7 @@ import type { TaskOwner } from '../task/task-owner.js';
 import type { TaskRecord, TaskSnapshot } from '../task/task-record.js';
 import { TaskTelemetry } from '../telemetry/task-telemetry.js';
 import { linkToCreator, traceparentOf } from '../telemetry/task-trace-context.js';
+import type { StoredBytesBound } from '../store/stored-bytes.js';
 import { RunHost } from './run-host.js';
 import { RunSlots } from './run-slots.js';
 import { RuntimeDrainingError } from './runtime-draining-error.js';
@@ -43,6 +44,8 @@ export class TaskRuntime {
   readonly ttlMs: number | null;
   readonly pollIntervalMs: number;
   readonly maxPerPrincipal: number;
+  readonly maxStoredBytesPerOwner: number;
+  readonly maxStoredBytesWithoutSubject: number;
   readonly maxConcurrentRuns: number;
   readonly maxAttempts: number;
   readonly abortGraceMs: number;
@@ -62,6 +65,8 @@ export class TaskRuntime {
     this.ttlMs = settings.ttlMs;
     this.pollIntervalMs = settings.pollIntervalMs;
     this.maxPerPrincipal = settings.maxPerPrincipal;
+    this.maxStoredBytesPerOwner = settings.maxStoredBytesPerOwner;
+    this.maxStoredBytesWithoutSubject = settings.maxStoredBytesWithoutSubject;
     this.maxConcurrentRuns = settings.maxConcurrentRuns;
     this.maxAttempts = settings.maxAttempts;
     this.abortGraceMs = settings.abortGraceMs;
@@ -139,7 +144,7 @@ export class TaskRuntime {
           maxAttempts: this.maxAttempts,
           traceContext: traceparentOf(parent),
         },
-        { maxLive: this.maxPerPrincipal },
+        { maxLive: this.maxPerPrincipal, ...this.#storageBound(request.authenticated ?? true) },
       );
     } catch (error) {
       if (error instanceof QuotaExceededError) this.#telemetry.quotaRefused(request.tool, request.owner.server);
@@ -154,6 +159,12 @@ export class TaskRuntime {
     }
     this.#host.launch(record, request, parent);
     return record;
+  }
+
+  /** The stored-bytes bound of a new task's pool, when it has one. */
+  #storageBound(authenticated: boolean): { storage?: StoredBytesBound } {
+    const maxBytes = authenticated ? this.maxStoredBytesPerOwner : this.maxStoredBytesWithoutSubject;
+    return Number.isFinite(maxBytes) ? { storage: { pool: authenticated ? 'owner' : 'shared', maxBytes } } : {};
   }
 
   /**

@@ -1,5 +1,7 @@
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
 import { decideQuota } from '../machine/decide-quota.js';
+import { StoredBytesExceededError } from '../errors/stored-bytes-exceeded-error.js';
+import { outcomeChargeOf, storedBytesOf, type StoredBytesBound } from './stored-bytes.js';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import type { InputRequest, InputResponses } from '../input/input-request.js';
 import { assertTaskOwner, ownerKey, type TaskOwner } from '../task/task-owner.js';
@@ -72,6 +74,8 @@ interface StepEntry {
 export class MemoryTaskStore implements TaskStore {
   readonly events: TaskEvents;
   readonly #tasks = new Map<string, MutableRecord>();
+  /** What each charged task costs its pool (`storage` of `create`), by task id, until it expires. */
+  readonly #charges = new Map<string, { readonly key: string; bytes: number }>();
   readonly #steps = new Map<string, Map<string, StepEntry>>();
   readonly #claimable = new Set<() => void>();
   readonly #fanOut = new TaskFanOut((error, taskId) => this.#logger.error({ taskId, err: logSafe(error) }, 'a listener of a task threw'));
@@ -103,6 +107,7 @@ export class MemoryTaskStore implements TaskStore {
     if (Number.isFinite(options.maxLive) && decideQuota(this.#countLive(ownerKey(task.owner), now), options.maxLive).kind === 'refuse') {
       throw new QuotaExceededError(options.maxLive);
     }
+    const charge = options.storage && this.#charge(task, options.storage, now);
     const record: MutableRecord = {
       taskId: task.taskId,
       owner: { ...task.owner },
@@ -128,6 +133,7 @@ export class MemoryTaskStore implements TaskStore {
       traceContext: task.traceContext ?? null,
     };
     this.#tasks.set(task.taskId, record);
+    if (charge) this.#charges.set(task.taskId, charge);
     if (record.nodeId === null) this.#announceClaimable();
     return snapshot(record);
   }
@@ -235,6 +241,8 @@ export class MemoryTaskStore implements TaskStore {
       record.error = structuredClone(outcome.error);
       record.statusMessage = normaliseStatusMessage(outcome.statusMessage);
     }
+    const charge = this.#charges.get(ref.taskId);
+    if (charge) charge.bytes += outcomeChargeOf(outcome);
     this.#touch(record);
     this.#changed(ref.taskId);
     return snapshot(record);
@@ -357,6 +365,7 @@ export class MemoryTaskStore implements TaskStore {
       if (record.expiresAt !== null && record.expiresAt.getTime() <= now) {
         this.#tasks.delete(taskId);
         this.#steps.delete(taskId);
+        this.#charges.delete(taskId);
         deleted += 1;
       }
     }
@@ -379,6 +388,25 @@ export class MemoryTaskStore implements TaskStore {
   #findHeld(ref: TaskRef, claim: RunClaim | undefined): MutableRecord | undefined {
     const record = this.#find(ref);
     return record && decideRunWrite(stateOf(record), claim).kind === 'write' ? record : undefined;
+  }
+
+  /** The charge of a new task to its pool, or {@link StoredBytesExceededError} when the pool would keep more than its bound. */
+  #charge(task: NewTask, bound: StoredBytesBound, now: number): { key: string; bytes: number } {
+    const key = bound.pool === 'shared' ? '*' : ownerKey(task.owner);
+    const bytes = storedBytesOf(task);
+    let kept = 0;
+    let firstExpiry = Infinity;
+    for (const [taskId, charge] of this.#charges) {
+      const record = this.#tasks.get(taskId);
+      const expiresAt = record?.expiresAt?.getTime() ?? Infinity;
+      if (!record || charge.key !== key || expiresAt <= now) continue;
+      kept += charge.bytes;
+      firstExpiry = Math.min(firstExpiry, expiresAt);
+    }
+    if (kept + bytes > bound.maxBytes) {
+      throw new StoredBytesExceededError(bound.pool, bound.maxBytes, kept, Number.isFinite(firstExpiry) ? firstExpiry - now : undefined);
+    }
+    return { key, bytes };
   }
 
   #countLive(key: string, now: number): number {

@@ -5,6 +5,8 @@ import type { TaskOwner } from '../task/task-owner.js';
 import type { NewTask, TaskRecord, TaskSnapshot } from '../task/task-record.js';
 import type { TaskStatus } from '../task/task-status.js';
 import type { RunClaim } from '../machine/task-state.js';
+import type { StoredBytesExceededError } from '../errors/stored-bytes-exceeded-error.js';
+import type { StoredBytesBound } from './stored-bytes.js';
 import type { TaskEvents } from './task-events.js';
 import type { ListTasksOptions, TaskPage } from './task-page.js';
 import type { UpstreamCancelLedger } from './upstream-cancel-ledger.js';
@@ -64,6 +66,13 @@ export interface TaskControlState {
 export interface CreateOptions {
   /** The owner's live-task limit (`Infinity` for none); checked atomically with the insert. */
   readonly maxLive: number;
+  /**
+   * The bound on what the task's pool keeps until its tasks expire (its row, arguments and
+   * capabilities now, a large result or error at its finish), checked atomically with the insert
+   * for an owner's pool; absent: nothing is charged. Past it the create throws
+   * {@link StoredBytesExceededError}.
+   */
+  readonly storage?: StoredBytesBound;
 }
 
 /** What starting a journaled step found. */

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { InvalidTaskValueError } from '../errors/invalid-task-value-error.js';
 import { QuotaExceededError } from '../errors/quota-exceeded-error.js';
+import { StoredBytesExceededError } from '../errors/stored-bytes-exceeded-error.js';
+import { storedBytesOf } from '../store/stored-bytes.js';
 import type { InputRequest } from '../input/input-request.js';
 import type { TaskEvents } from '../store/task-events.js';
 import type { TaskOutcome, TaskRef, TaskStore } from '../store/task-store.js';
@@ -572,6 +574,54 @@ export function runTaskStoreContract(name: string, makeStore: () => Promise<Stor
         await assert.rejects(store.create(newTask(owner), { maxLive: 1 }), QuotaExceededError);
         await store.finish(first, DONE);
         await store.create(newTask(owner), { maxLive: 1 });
+      });
+    });
+
+    describe('stored bytes', () => {
+      const padded = (owner: TaskOwner) => newTask(owner, { args: { padding: 'x'.repeat(10_000) } });
+
+      test("concurrent creations never take an owner's pool past its bound; finished tasks still count, and owners do not share a pool", async () => {
+        const owner = newOwner();
+        const charge = storedBytesOf(padded(owner));
+        const storage = { pool: 'owner', maxBytes: 5 * charge } as const;
+        const attempts = await Promise.allSettled(Array.from({ length: 24 }, () => store.create(padded(owner), { maxLive: Infinity, storage })));
+        const made = attempts.flatMap((a) => (a.status === 'fulfilled' ? [a.value] : []));
+        assert.equal(made.length, 5);
+        const refusal = attempts.find((a) => a.status === 'rejected')?.reason as StoredBytesExceededError;
+        assert.ok(refusal instanceof StoredBytesExceededError && refusal instanceof QuotaExceededError, String(refusal));
+        assert.equal(refusal.keptBytes, 5 * charge);
+        assert.match(refusal.message, /maxStoredBytesPerOwner/);
+        for (const task of made) await store.finish(task, DONE);
+        await assert.rejects(store.create(padded(owner), { maxLive: Infinity, storage }), StoredBytesExceededError);
+        await store.create(padded(newOwner()), { maxLive: Infinity, storage });
+        await store.create(padded(owner), { maxLive: Infinity }); // no bound: nothing is checked
+      });
+
+      test('a large result is charged at its finish: the task finishes, and the next creation is refused', async () => {
+        const owner = newOwner();
+        const storage = { pool: 'owner', maxBytes: 3 * storedBytesOf(newTask(owner)) + 4_000 } as const;
+        const task = await store.create(newTask(owner), { maxLive: Infinity, storage });
+        const finished = await store.finish(task, { status: 'completed', result: { content: [{ type: 'text', text: 'y'.repeat(20_000) }] } });
+        assert.equal(finished?.status, 'completed');
+        await assert.rejects(store.create(newTask(owner), { maxLive: Infinity, storage }), StoredBytesExceededError);
+      });
+
+      test('the shared pool is one for every owner in it', async () => {
+        const storage = { pool: 'shared', maxBytes: Number.MAX_SAFE_INTEGER } as const;
+        // The shared pool spans the whole store: measure what it keeps now, then bound it just above.
+        const probe = { pool: 'shared', maxBytes: 1 } as const;
+        const kept = await store.create(padded(newOwner()), { maxLive: Infinity, storage: probe }).then(
+          () => assert.fail('a 1-byte bound takes no task'),
+          (error: unknown) => (error as StoredBytesExceededError).keptBytes,
+        );
+        const charge = storedBytesOf(padded(newOwner()));
+        const bound = { pool: 'shared', maxBytes: kept + 2 * charge } as const;
+        await store.create(padded(newOwner()), { maxLive: Infinity, storage: bound });
+        await store.create(padded(newOwner()), { maxLive: Infinity, storage: bound });
+        const refusal = await store.create(padded(newOwner()), { maxLive: Infinity, storage: bound }).catch((error: unknown) => error);
+        assert.ok(refusal instanceof StoredBytesExceededError, String(refusal));
+        assert.match(refusal.message, /maxStoredBytesWithoutSubject/);
+        await store.create(padded(newOwner()), { maxLive: Infinity, storage });
       });
     });
 

@@ -1,3 +1,4 @@
+import { deleteExpiredStorage } from '../sql/delete-expired-storage.js';
 import { deleteExpiredTasks } from '../sql/delete-expired-tasks.js';
 import type { SqlContext } from '../sql/sql-context.js';
 import { LeaderRoundService } from './leader-round-service.js';
@@ -102,6 +103,8 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
       if (count < size || this.stopRequested) break;
       await this.pauseAfter(tookMs);
     }
+    // The stored-bytes counters of minutes gone by: a few rows per pool, one short batch.
+    if (!this.stopRequested) await this.batch((context) => deleteExpiredStorage(context, this.config.batchSize));
     return { ran: true, deleted, batches };
   }
 

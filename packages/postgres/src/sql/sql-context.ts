@@ -17,6 +17,10 @@ export interface SqlContext {
   readonly steps: RawBuilder<unknown>;
   /** `<schema>.cluster_stats`, the leader's counts of the cluster's tasks (migration 0005). */
   readonly clusterStats: RawBuilder<unknown>;
+  /** `<schema>.task_storage`, what each pool keeps until its tasks expire (migration 0012). */
+  readonly storage: RawBuilder<unknown>;
+  /** `<schema>.task_storage_bucket`, the counter row of an expiry (migration 0012). */
+  readonly storageBucket: RawBuilder<unknown>;
   /** The control channel cancels and answers are announced on. */
   readonly channel: string;
   /** The pool behind `db` when `db` is the pool itself (not a transaction): hot statements run on it prepared. */
@@ -35,6 +39,8 @@ export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: s
     createTaskFunction: sql.id(schema, 'create_durable_task'),
     steps: sql.id(schema, 'task_steps'),
     clusterStats: sql.id(schema, 'cluster_stats'),
+    storage: sql.id(schema, 'task_storage'),
+    storageBucket: sql.id(schema, 'task_storage_bucket'),
     channel,
   };
 }

@@ -75,7 +75,7 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
     try {
       const result = await tracer.trace({ method: 'tools/call', toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {
         try {
-          const record = await startToolTask(runtime, tool, ctx, { owner, args: checked.value, execute: taskExecute(tool, undefined) });
+          const record = await startToolTask(runtime, tool, ctx, { owner, args: checked.value, execute: taskExecute(tool, undefined), authenticated: authInfo !== undefined });
           return EXTENSION_REVISION.created(record);
         } catch (error) {
           if (error instanceof QuotaExceededError || error instanceof RuntimeDrainingError) return NO_TASK_NOW;

@@ -13,6 +13,8 @@ export interface ToolTaskStart {
   /** What a node that claims the task needs to run it as this one would. */
   readonly carried?: JsonObject | undefined;
   readonly ttlMs?: number | undefined;
+  /** Whether the request carried auth info: its tasks then count against the owner's stored-bytes bound, else the shared one. */
+  readonly authenticated: boolean;
 }
 
 /**
@@ -29,6 +31,7 @@ export function startToolTask(runtime: TaskRuntime, tool: TaskTool, ctx: Envelop
     scopes: tool.scopes,
     args: start.args,
     resumable: tool.resumable,
+    authenticated: start.authenticated,
     ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
     ...(start.carried === undefined ? {} : { carried: start.carried }),
     ...(start.ttlMs === undefined ? {} : { ttlMs: start.ttlMs }),

@@ -124,6 +124,7 @@ export function taskToolsCall(deps: HandlerDeps, options: ToolsCallOptions): Han
         args,
         carried,
         ttlMs,
+        authenticated: ctx.http?.authInfo !== undefined,
         execute: prepareInTask ? revision.executeWithPrepare!(tool, owner, ctx) : taskExecute(tool, prepared),
       });
       return revision.created(record);

@@ -80,6 +80,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       tool: tool.exposed,
       args: relayArgs,
       resumable: true,
+      authenticated: ctx.http?.authInfo !== undefined,
       ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
       ...(ttlMs === undefined ? {} : { ttlMs }),
       execute: deps.execute as never,
