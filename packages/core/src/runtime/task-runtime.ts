@@ -130,6 +130,12 @@ export interface TaskRunRequest<Args> {
   readonly ttlMs?: number;
   /** Whether the task survives the loss of its node (see {@link TaskExecutor.resumable}). Default false. */
   readonly resumable?: boolean;
+  /**
+   * Whether an operator may run the task again as a new task with the same arguments and owner
+   * once it failed or was cancelled. Default: {@link resumable} (a tool that may run twice).
+   * Stored with the task only when it differs from that default.
+   */
+  readonly retry?: boolean;
 }
 
 /** The status message of a task waiting for a free run slot. */
@@ -268,7 +274,11 @@ export class TaskRuntime {
           nodeId: queued ? null : this.nodeId,
           ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
           args: (request.args ?? null) as JsonValue,
-          clientCapabilities: toStoredCapabilities(request.clientCapabilities, request.carried),
+          clientCapabilities: toStoredCapabilities(
+            request.clientCapabilities,
+            request.carried,
+            request.retry === undefined || request.retry === (request.resumable ?? false) ? undefined : request.retry,
+          ),
           resumable: request.resumable ?? false,
           maxAttempts: this.maxAttempts,
           traceContext: traceparentOf(parent),

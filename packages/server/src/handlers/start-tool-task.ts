@@ -29,6 +29,7 @@ export function startToolTask(runtime: TaskRuntime, tool: TaskTool, ctx: Envelop
     scopes: tool.scopes,
     args: start.args,
     resumable: tool.resumable,
+    retry: tool.retry,
     ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
     ...(start.carried === undefined ? {} : { carried: start.carried }),
     ...(start.ttlMs === undefined ? {} : { ttlMs: start.ttlMs }),

@@ -80,6 +80,9 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       tool: tool.exposed,
       args: relayArgs,
       resumable: true,
+      // A new run of the relay would call the upstream's tool again, whose safety this side
+      // cannot know: an operator retries such a task upstream, not here.
+      retry: false,
       ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
       ...(ttlMs === undefined ? {} : { ttlMs }),
       execute: deps.execute as never,
