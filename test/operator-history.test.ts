@@ -139,4 +139,24 @@ describe('a task\'s history and the operator actions, across nodes', { timeout: 
     assert.equal((await pool.query('SELECT count(*)::int AS n FROM mcp_tasks.task_events WHERE task_id = $1', [onA])).rows[0].n, 0);
     assert.equal(await operator.getTaskHistory(onA), undefined);
   });
+
+  it('stays bounded: a task that asks 70 questions and is claimed 70 times keeps the newest 50 of each, and still counts them all', async () => {
+    await pool.query(`SELECT 1 FROM mcp_tasks.create_durable_task('bounded', 's', 'srv', 'c', 'r', 'k', 'export', '{}', NULL, 60000, 1000, 'n', NULL, '{}'::jsonb, NULL, true, 3)`);
+    await pool.query(`DO $$ BEGIN FOR i IN 1..70 LOOP
+      UPDATE mcp_tasks.tasks SET status = 'input_required', inputs = inputs || jsonb_build_object('q' || i, '{"request": {"method": "elicitation/create"}}'::jsonb), input_keys = array_append(input_keys, 'q' || i) WHERE id = 'bounded';
+      UPDATE mcp_tasks.tasks SET status = 'working', inputs = jsonb_set(inputs, ARRAY['q' || i, 'response'], '{}') WHERE id = 'bounded';
+      UPDATE mcp_tasks.tasks SET attempt = attempt + 1 WHERE id = 'bounded';
+      UPDATE mcp_tasks.tasks SET status_message = 'progress ' || i WHERE id = 'bounded';
+    END LOOP; END $$`);
+    const history = (await operator.getTaskHistory('bounded'))!;
+    const count = (kind: string) => history.events.filter((event) => event.kind === kind).length;
+    assert.equal(count('input_requested'), 50);
+    assert.equal(count('input_answered'), 50);
+    assert.equal(count('claimed'), 50);
+    assert.equal(count('created'), 1);
+    assert.equal(history.events.length, 151, 'a progress message records nothing');
+    assert.equal(history.inputsAsked, 70);
+    assert.equal(history.attempts, 71);
+    assert.equal(history.events.find((event) => event.kind === 'input_requested')!.key, 'q21', 'the oldest are the ones coalesced');
+  });
 });
