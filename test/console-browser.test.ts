@@ -2,7 +2,9 @@
 // playwright-core): sign-in with the console token, a task created through MCP showing within
 // 2 s, a click on cancel cancelling it, the question a task waits on shown as its form, a failed
 // task's code and message, a tool error marked as one, the counts' age, a cancel without the
-// CSRF token refused, and the `?token=` sign-in for scripts. Screenshots of each view go to MCP_TASKS_CONSOLE_SCREENSHOTS
+// CSRF token refused, the `?token=` sign-in for scripts; a task's history, and the operator
+// actions with their confirmation and audit row: a bulk cancel by filter of tasks another node
+// runs, and a retry that a node claims. Screenshots of each view go to MCP_TASKS_CONSOLE_SCREENSHOTS
 // (docs/console to refresh the documentation's), else to a temporary folder.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,8 @@ const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get
 describe('the operator console in a headless browser', { skip, timeout: 180_000 }, () => {
   let database: TestDatabase;
   let demo: DemoProcess;
+  // A second node on the same database: the tasks it runs are cancelled and retried from the first's console.
+  let other: DemoProcess;
   let browser: Browser;
   let dir: string;
   const shots = process.env['MCP_TASKS_CONSOLE_SCREENSHOTS'] ? path.resolve(ROOT, process.env['MCP_TASKS_CONSOLE_SCREENSHOTS']) : undefined;
@@ -63,12 +67,18 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
       MCP_TASKS_CLUSTER_STATS_MS: '300',
       MCP_TASKS_POLL_INTERVAL_MS: '50',
     });
+    other = await spawnDemoNode('console-other', {
+      DATABASE_URL: database.url,
+      MCP_TASKS_TOKENS: tokens,
+      MCP_TASKS_POLL_INTERVAL_MS: '50',
+    });
     browser = await within(chromium.launch({ executablePath: CHROMIUM, headless: true }), 60_000, 'Chromium starts');
   });
   after(async () => {
     await browser?.close().catch(() => undefined);
     demo?.child.kill('SIGKILL');
-    await demo?.exited;
+    other?.child.kill('SIGKILL');
+    await Promise.all([demo?.exited, other?.exited]);
     await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -119,7 +129,16 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     await screenshot(page, 'detail');
 
     await row.locator('button.cancel').click();
+    // Nothing happens before the operator confirms.
+    await page.waitForSelector('#confirm[open]', { timeout: 5_000 });
+    assert.match((await page.locator('#confirm').textContent())!, new RegExp(`Cancel task ${taskId}\\?.*done by console:console-token`, 's'));
+    assert.equal((await taskOf('alice', taskId))['status'], 'working');
+    await screenshot(page, 'confirm-cancel');
+    await page.click('#confirm-yes');
     await page.waitForSelector(`tr[data-task-id="${taskId}"] td.status:has-text("cancelled")`, { timeout: 10_000 });
+    // The history: created, then the operator's cancel (who) and the cancel it made.
+    await page.waitForSelector('#detail-history td.event:has-text("operator console:console-token: cancel")', { timeout: 10_000 });
+    assert.match((await page.locator('#detail-history').textContent())!, /created.*operator console:console-token: cancel.*cancelled \(Cancelled by an operator\)/s);
     const seen = await taskOf('alice', taskId);
     assert.equal(seen['status'], 'cancelled');
     assert.equal(seen['statusMessage'], 'Cancelled by an operator');
@@ -137,6 +156,8 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     assert.equal(await question.locator('.question-message').textContent(), 'Delete bob-private.pdf?');
     assert.equal(await question.locator('li').textContent(), 'confirm: boolean, required');
     assert.match((await page.locator('#detail-inputs').textContent())!, /not answered/);
+    // The history shows the question asked as its form too.
+    await page.waitForSelector('#detail-history td.event:has-text("asked confirm") .question-message:has-text("Delete bob-private.pdf?")', { timeout: 10_000 });
     await screenshot(page, 'detail-input');
     assert.deepEqual(policyViolations, []);
     await context.close();
@@ -156,6 +177,7 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     const fields = (await page.locator('#detail-fields').textContent())!;
     assert.match(fields, /code -32603: The job hit an internal protocol error; data keys reason; 22 bytes/);
     assert.doesNotMatch(fields, /simulated|object Object/);
+    await page.waitForSelector('#detail-history td.event:has-text("failed: code -32603: The job hit an internal protocol error")', { timeout: 10_000 });
     // Still open after further refreshes, and no error above the list.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     assert.equal(await page.locator('#detail').isVisible(), true, 'the detail of a failed task stays open');
@@ -168,6 +190,49 @@ describe('the operator console in a headless browser', { skip, timeout: 180_000 
     assert.match((await toolRow.getAttribute('class'))!, /tool-error/);
     assert.doesNotMatch((await toolRow.getAttribute('class'))!, /\bcompleted\b/, 'not styled as a success');
     await eventually(async () => /^counted \d+(ms|s) ago by \S+ \(the task list below is live\)$/.test((await page.locator('#counts-caption').textContent())!), 10_000, 'the counts table says how old it is');
+    await page.context().close();
+  });
+
+  it('cancels in bulk by filter the tasks another node runs, once confirmed, and retries one as a new task that a node claims', async () => {
+    const bobs: string[] = [];
+    for (const project of ['bulk-1', 'bulk-2']) {
+      const reply = await authRpc(other.url, 'bob', 'tools/call', { name: 'export', arguments: { project, files: 10_000, delayMs: 200 } });
+      bobs.push(reply.result!['taskId'] as string);
+    }
+    const alices = await createExport('alice', 'not-in-the-filter');
+    const page = await signedInPage();
+    await page.fill('#filters input[name=tool]', 'export');
+    await page.fill('#filters input[name=owner]', 'bob');
+    await page.selectOption('#filters select[name=status]', 'working');
+    await page.click('#filters button[type=submit]');
+    await page.click('#bulk-cancel');
+    await page.waitForSelector('#confirm[open]', { timeout: 5_000 });
+    const question = (await page.locator('#confirm').textContent())!;
+    assert.match(question, /Cancel these \d+ live tasks matching status=working tool=export owner=bob\?/);
+    for (const id of bobs) assert.match(question, new RegExp(id));
+    assert.doesNotMatch(question, new RegExp(alices));
+    await screenshot(page, 'confirm-bulk');
+    await page.click('#confirm-yes');
+    await page.waitForSelector('#bulk-result:has-text("Cancelled")', { timeout: 10_000 });
+    for (const id of bobs) assert.equal((await (await authRpc(other.url, 'bob', 'tasks/get', { taskId: id })).result!)['status'], 'cancelled');
+    assert.equal((await taskOf('alice', alices))['status'], 'working', 'a task outside the filter is left');
+
+    await page.goto(`${demo.base}/console#task=${encodeURIComponent(bobs[0]!)}`);
+    await page.waitForSelector('#detail-history td.event:has-text("(bulk, status=working tool=export owner=bob)")', { timeout: 10_000 });
+    assert.match((await page.locator('#detail-history').textContent())!, /console-other\//, 'the history names the node that ran it');
+    await page.click('#detail-retry');
+    await page.waitForSelector('#confirm[open]', { timeout: 5_000 });
+    await page.click('#confirm-yes');
+    await page.waitForSelector('#detail-history td.event:has-text("a retry of")', { timeout: 10_000 });
+    const newId = (await page.locator('#detail-id').textContent())!;
+    assert.notEqual(newId, bobs[0]);
+    await page.waitForSelector('#detail-history td.event:has-text("claimed by")', { timeout: 15_000 });
+    const renewed = (await authRpc(other.url, 'bob', 'tasks/get', { taskId: newId })).result!;
+    assert.equal(renewed['status'], 'working', 'the owner has the new task');
+    await screenshot(page, 'detail-history');
+    await page.evaluate(async ({ id, token }) => {
+      await fetch(`/console/api/tasks/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers: { 'x-csrf-token': token } });
+    }, { id: newId, token: (await page.evaluate(async () => ((await (await fetch('/console/api/session')).json()) as { csrfToken: string }).csrfToken)) as string });
     await page.context().close();
   });
 

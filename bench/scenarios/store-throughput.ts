@@ -6,14 +6,20 @@ import pg from 'pg';
 import { closedLoop } from '../support/concurrency.js';
 import { RESULT, tasksPerSecond, type LoadShape, type ThroughputSubject } from './load-shape.js';
 
-export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLive: number): Promise<ThroughputSubject> {
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: shape.clients });
+/**
+ * `history: false` runs the same load on a schema of its own whose history triggers (migration
+ * 0010) are disabled: the store as it was before the history, beside it in the same rounds, so
+ * the difference is what the trigger costs.
+ */
+export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLive: number, history = true): Promise<ThroughputSubject> {
+  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: shape.clients, ...(history ? {} : { schema: 'bench_no_history' }) });
   const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  if (!history) await admin.query(`ALTER TABLE ${store.schema}.tasks DISABLE TRIGGER tasks_record_created, DISABLE TRIGGER tasks_record_changed`);
   // One owner per client: each client has at most one live task, so the quota (100) is checked
   // on every create but never refuses one.
   const owners: TaskOwner[] = Array.from({ length: shape.clients }, (_, i) => ({ subject: `owner-${i}`, server: 'bench', clientId: 'client', resource: '' }));
   return {
-    label: `PostgresTaskStore (maxLive ${maxLive})`,
+    label: `PostgresTaskStore (maxLive ${maxLive})${history ? '' : ', no history trigger'}`,
     async run(_round, shape) {
       await admin.query(`TRUNCATE ${store.schema}.tasks CASCADE`);
       const elapsed = await closedLoop(shape.clients, shape.perClient, async (client) => {

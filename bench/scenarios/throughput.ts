@@ -17,6 +17,8 @@ export async function runThroughput(context: BenchContext): Promise<ScenarioResu
     subjects.push(store);
     const unlimited = await openStoreLoad(context.databaseUrl, shape, Infinity);
     subjects.push(unlimited);
+    const noHistory = await openStoreLoad(context.databaseUrl, shape, 100, false);
+    subjects.push(noHistory);
     const boss = await openPgBoss(context.databaseUrl, shape);
     subjects.push(boss);
 
@@ -52,7 +54,7 @@ export async function runThroughput(context: BenchContext): Promise<ScenarioResu
       title: 'Store throughput: PostgresTaskStore beside pg-boss',
       method:
         `${method} \`PostgresTaskStore.create\` (one owner per client, so the default quota of 100 is checked on every create ` +
-        `but never refuses) then \`finish\`; the same with \`maxLive: Infinity\` (no advisory lock, no count); pg-boss 10 ` +
+        `but never refuses) then \`finish\`; the same with \`maxLive: Infinity\` (no advisory lock, no count); the same with maxLive 100 on a schema whose history triggers (migration 0010) are disabled, i.e. the store before the history; pg-boss 10 ` +
         `\`send\` + \`fetch\` + \`complete\` on a fresh queue per run, pool \`max: ${shape.clients}\`, supervision and scheduling off.`,
       metrics: [
         { name: 'store, maxLive 100', unit: 'tasks/s', values: of(store), digits: 0 },
@@ -60,6 +62,8 @@ export async function runThroughput(context: BenchContext): Promise<ScenarioResu
         { name: 'pg-boss send/fetch/complete', unit: 'jobs/s', values: of(boss), digits: 0 },
         { name: 'store (maxLive 100) / ceiling', unit: '×', values: ratio(of(store), of(ceiling)), target: atLeast(0.67), digits: 2 },
         { name: 'store (maxLive ∞) / ceiling', unit: '×', values: ratio(of(unlimited), of(ceiling)), digits: 2 },
+        { name: 'store, maxLive 100, history trigger off', unit: 'tasks/s', values: of(noHistory), digits: 0 },
+        { name: 'store with history / without (maxLive 100)', unit: '×', values: ratio(of(store), of(noHistory)), digits: 2 },
         { name: 'store (maxLive 100) / pg-boss', unit: '×', values: ratio(of(store), of(boss)), target: above(1), digits: 2 },
       ] satisfies Metric[],
       notes: [],

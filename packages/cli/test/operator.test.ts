@@ -78,7 +78,7 @@ describe('the operator commands', { timeout: 120_000 }, () => {
     assert.match(badAge.stderr, /--older-than takes a duration such as 90s/);
     const noAction = await mcpTasks(['tasks'], db());
     assert.equal(noAction.code, 2);
-    assert.match(noAction.stderr, /mcp-tasks tasks needs list, show ID or cancel ID/);
+    assert.match(noAction.stderr, /mcp-tasks tasks needs list, show ID, cancel ID or retry ID/);
     const noId = await mcpTasks(['tasks', 'cancel'], db());
     assert.equal(noId.code, 2);
     assert.match(noId.stderr, /mcp-tasks tasks cancel takes one task id/);

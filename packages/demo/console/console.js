@@ -16,6 +16,7 @@ const state = {
   next: null,
   detailId: null,
   busy: false,
+  subject: '',
 };
 
 const $ = (id) => document.getElementById(id);
@@ -215,8 +216,74 @@ function renderDetail(task) {
   );
   $('steps-count').textContent = task.stepCount > task.steps.length ? `(the last ${task.steps.length} of ${task.stepCount})` : '';
   $('detail-steps').replaceChildren(...(task.steps.length === 0 ? [emptyRow(3)] : task.steps.map((step) => row([step.name, String(step.starts), step.done ? 'yes' : 'no']))));
+  renderHistory(task.history);
   $('detail-cancel').hidden = !(LIVE.has(task.status) && !task.expired);
   $('detail-cancel').disabled = false;
+  $('detail-retry').hidden = !((task.status === 'failed' || task.status === 'cancelled') && !task.expired);
+  $('detail-retry').disabled = false;
+}
+
+/** One history event in words, as `tasks show` prints it. */
+function eventText(event) {
+  switch (event.kind) {
+    case 'created': return event.nodeId === null ? 'created, queued for a node' : 'created';
+    case 'claimed': return `claimed by ${event.nodeId ?? '-'} (attempt ${event.attempt})`;
+    case 'released': return `released by ${event.from ?? '-'}${event.message ? `: ${event.message}` : ''}`;
+    case 'input_requested': return `asked ${event.key}`;
+    case 'input_answered': return `answered ${event.key}`;
+    case 'failed': return `failed${event.error ? `: code ${event.error.code}: ${event.error.message}` : ''}`;
+    case 'completed': return event.toolError ? 'completed with a tool error (isError)' : 'completed';
+    case 'cancelled': return `cancelled${event.message ? ` (${event.message})` : ''}`;
+    case 'operator':
+      if (event.action === 'retry') return `operator ${event.actor}: retried as ${event.relatedTaskId}`;
+      if (event.action === 'retry_of') return `operator ${event.actor}: a retry of ${event.relatedTaskId}`;
+      return `operator ${event.actor}: cancel${event.filter ? ` (bulk, ${event.filter})` : ''}`;
+    case 'upstream_cancel': {
+      const up = event.upstream || {};
+      return `cancel owed upstream ${up.name}: ${up.state}, ${up.attempts} tries${up.lastError ? `, last error: ${up.lastError}` : ''}`;
+    }
+    default: return event.status;
+  }
+}
+
+function renderHistory(history) {
+  const events = history ? history.events : [];
+  const keys = new Set(events.filter((event) => event.key !== undefined).map((event) => event.key)).size;
+  $('history-note').textContent = history && history.inputsAsked > keys && keys > 0 ? `(the input events of the first ${history.inputsAsked - keys} of ${history.inputsAsked} keys were coalesced)` : '';
+  $('detail-history').replaceChildren(
+    ...(events.length === 0
+      ? [emptyRow(5)]
+      : events.map((event) => {
+          const cell = element('td', eventText(event), 'event');
+          // An input request's question, as the form it is (the same cell as the input table's).
+          if (event.question) cell.append(questionNode(event.question));
+          // The other task of a retry is a link to its detail.
+          if (event.relatedTaskId) {
+            const link = element('a', ' open', 'related');
+            link.href = `#task=${encodeURIComponent(event.relatedTaskId)}`;
+            cell.append(link);
+          }
+          const tr = row([element('td', event.at), cell, statusCell(event.status, false), event.nodeId ?? '-', String(event.attempt)]);
+          tr.className = event.kind;
+          return tr;
+        })),
+  );
+}
+
+/**
+ * Asks the operator to confirm an action in the page's dialog: what will happen, the tasks it
+ * takes, and who will be recorded as having done it. Resolves true on Confirm.
+ */
+function confirmAction(text, items) {
+  const dialog = $('confirm');
+  $('confirm-text').textContent = text;
+  $('confirm-list').replaceChildren(...items.map((item) => element('li', item)));
+  $('confirm-who').textContent = `Recorded in each task's history as done by console:${state.subject}.`;
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'yes'), { once: true });
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
 }
 
 function openDetail(taskId) {
@@ -232,10 +299,51 @@ function closeDetail() {
 }
 
 async function cancel(taskId, button) {
+  if (!(await confirmAction(`Cancel task ${taskId}? The node running it stops its run.`, []))) return;
   if (button) button.disabled = true;
   try {
     await api(`/console/api/tasks/${encodeURIComponent(taskId)}/cancel`, { method: 'POST', headers: { 'x-csrf-token': state.csrfToken } });
     showError(null);
+  } catch (error) {
+    showError(error);
+  }
+  await refresh();
+}
+
+async function retry(taskId, button) {
+  if (!(await confirmAction(`Retry task ${taskId} as a new task with the same arguments and owner?`, []))) return;
+  button.disabled = true;
+  try {
+    const outcome = await api(`/console/api/tasks/${encodeURIComponent(taskId)}/retry`, { method: 'POST', headers: { 'x-csrf-token': state.csrfToken } });
+    showError(null);
+    openDetail(outcome.newTaskId);
+  } catch (error) {
+    showError(error);
+    button.disabled = false;
+  }
+}
+
+/** Cancels every live task the filters match, after the dialog showed which. */
+async function bulkCancel() {
+  const filter = new URLSearchParams();
+  for (const [name, value] of new FormData($('filters'))) if (value !== '' && name !== 'limit') filter.set(name, String(value));
+  try {
+    const preview = await api(`/console/api/cancel-preview?${filter}`);
+    const words = [...filter].map(([name, value]) => `${name}=${value}`).join(' ') || 'no filter';
+    if (preview.count === 0) {
+      showError(new Error(`No live tasks match ${words}.`));
+      return;
+    }
+    const items = preview.tasks.map((task) => `${task.taskId}  ${task.status}  ${task.tool}  ${task.ownerSubject}  ${task.nodeId ?? '-'}`);
+    if (preview.count > preview.tasks.length) items.push(`… and ${preview.count - preview.tasks.length} more`);
+    if (!(await confirmAction(`Cancel these ${preview.count} live tasks matching ${words}?`, items))) return;
+    const outcome = await api('/console/api/cancel', {
+      method: 'POST',
+      headers: { 'x-csrf-token': state.csrfToken, 'content-type': 'application/json' },
+      body: JSON.stringify({ taskIds: preview.taskIds, filter: words }),
+    });
+    showError(null);
+    $('bulk-result').textContent = `Cancelled ${outcome.cancelled.length} of ${outcome.requested} tasks.`;
   } catch (error) {
     showError(error);
   }
@@ -273,6 +381,7 @@ async function refresh() {
 async function start() {
   const session = await api('/console/api/session');
   state.csrfToken = session.csrfToken;
+  state.subject = session.subject;
   $('who').textContent = `signed in as ${session.subject}`;
   const hash = /^#task=(.+)$/.exec(location.hash);
   if (hash) state.detailId = decodeURIComponent(hash[1]);
@@ -301,6 +410,8 @@ async function start() {
   });
   $('detail-close').addEventListener('click', closeDetail);
   $('detail-cancel').addEventListener('click', () => state.detailId && cancel(state.detailId, $('detail-cancel')));
+  $('detail-retry').addEventListener('click', () => state.detailId && retry(state.detailId, $('detail-retry')));
+  $('bulk-cancel').addEventListener('click', () => void bulkCancel());
   $('sign-out').addEventListener('click', async () => {
     await fetch('/console/logout', { method: 'POST', headers: { 'x-csrf-token': state.csrfToken } });
     location.assign('/console/login');

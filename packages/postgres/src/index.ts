@@ -22,6 +22,8 @@ export { OrphanRescuer, type OrphanRescuerConfig, type RescueResult } from './ma
 export { ORPHAN_ERROR_CODE, orphanErrorText } from './sql/fail-orphaned-tasks.js';
 export { LEASE_ERROR_CODE, leaseErrorText, type LeaseFailureReason } from './sql/lease-error.js';
 export { PostgresOperator } from './operator/postgres-operator.js';
+export type { OperatorAction, OperatorBulkCancel, OperatorRetryResult, TaskEvent, TaskEventKind, TaskHistory } from './history/history-types.js';
+export { MAX_BULK_CANCEL } from './history/cancel-tasks-by-operator.js';
 export {
   OPERATOR_CANCEL_MESSAGE,
   type OperatorCancelResult,

@@ -38,7 +38,7 @@ export async function listTasks(operator: PostgresOperator, values: Readonly<Rec
   return ExitCode.ok;
 }
 
-function taskFilter(values: Readonly<Record<string, OptionValue>>): OperatorTaskFilter {
+export function taskFilter(values: Readonly<Record<string, OptionValue>>): OperatorTaskFilter {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const status = text('status');
   if (status !== undefined && !isTaskStatus(status)) {

@@ -1,18 +1,19 @@
-import { inputQuestionOf, operatorErrorOf, withoutStack, type InputQuestion, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator } from '@mcp-tasks/postgres';
+import { inputQuestionOf, operatorErrorOf, withoutStack, type InputQuestion, type OperatorTaskDetail, type OperatorTaskSteps, type PostgresOperator, type TaskHistory } from '@mcp-tasks/postgres';
 import type { CommandIo } from '../command.js';
 import { CommandError } from '../command-errors.js';
 import { ExitCode } from '../exit-codes.js';
 import { formatAge } from './duration.js';
 import { printable } from '../printable.js';
 import { describeValue, redactedValue } from './redacted-value.js';
+import { historyLines } from './history-text.js';
 
 /** `tasks show ID`: the task's row; what its owner gave and got only as keys and sizes unless `reveal`. */
 export async function showTask(operator: PostgresOperator, taskId: string, reveal: boolean, json: boolean, io: CommandIo): Promise<number> {
   const task = await operator.getTask(taskId);
   if (task === undefined) throw new CommandError(`no task ${JSON.stringify(taskId)} (it may have been swept after its TTL)`);
-  const journal = await operator.getTaskSteps(taskId, STEPS_SHOWN);
+  const [journal, history] = await Promise.all([operator.getTaskSteps(taskId, STEPS_SHOWN), operator.getTaskHistory(taskId)]);
   if (json) {
-    io.out(JSON.stringify({ ...(taskJson(task, reveal) as object), steps: journal }, null, 2));
+    io.out(JSON.stringify({ ...(taskJson(task, reveal) as object), steps: journal, history: history === undefined ? null : historyJson(history, reveal) }, null, 2));
     return ExitCode.ok;
   }
   const now = Date.now();
@@ -41,6 +42,7 @@ export async function showTask(operator: PostgresOperator, taskId: string, revea
   const toolError = task.status === 'completed' && (task.result as { isError?: unknown } | null)?.isError === true;
   lines.push(`  result         ${toolError ? 'a tool error (isError): ' : ''}${describeValue(task.result, reveal)}`);
   lines.push(`  error          ${errorText(task, reveal)}`);
+  lines.push(...historyLines(history, questionText));
   // Each line may carry what a tool or a client wrote: nothing in it may drive the terminal.
   io.out(lines.map((line) => printable(line)).join('\n'));
   return ExitCode.ok;
@@ -72,6 +74,11 @@ function stepLines(journal: OperatorTaskSteps): string[] {
     `  steps          ${journal.total}${shown}`,
     ...journal.steps.map((step) => `    ${step.name}  ${step.done ? 'done' : 'not done'}${step.starts > 1 ? `, started ${step.starts} times` : ''}`),
   ];
+}
+
+/** The history as JSON: the questions, like the input requests beside them, only with `reveal`. */
+function historyJson(history: TaskHistory, reveal: boolean): TaskHistory {
+  return reveal ? history : { ...history, events: history.events.map(({ question: _question, ...event }) => event) };
 }
 
 function taskJson(task: OperatorTaskDetail, reveal: boolean): unknown {

@@ -19,13 +19,20 @@ export interface StoredRunInput {
 /**
  * The client capabilities to store for a task. A client's own declaration never carries
  * anything: a member named {@link CARRIED_CAPABILITY} in it is dropped, so no client can hand a
- * claimed run a value its server did not put there. Without `carried` the stored object is the
- * declaration itself (or `null`), as before this member existed.
+ * claimed run a value its server did not put there. Without `carried` and `retry` the stored
+ * object is the declaration itself (or `null`), as before this member existed.
+ *
+ * `retry` is the tool's retry policy when it differs from the default a reader derives from the
+ * row (`resumable`): whether an operator may run the task again as a new one (the operator's
+ * retry reads it in SQL, as `…->'io.github.mcp-tasks/carried'->'retry'`).
  */
-export function toStoredCapabilities(declared: ClientCapabilities | undefined, carried: JsonObject | undefined): ClientCapabilities | null {
+export function toStoredCapabilities(declared: ClientCapabilities | undefined, carried: JsonObject | undefined, retry?: boolean): ClientCapabilities | null {
   const own = declared === undefined ? undefined : withoutCarried(declared);
-  if (carried === undefined) return own ?? null;
-  return { ...(own ?? {}), [CARRIED_CAPABILITY]: { carried, declared: own !== undefined } };
+  if (carried === undefined && retry === undefined) return own ?? null;
+  return {
+    ...(own ?? {}),
+    [CARRIED_CAPABILITY]: { ...(carried === undefined ? {} : { carried }), declared: own !== undefined, ...(retry === undefined ? {} : { retry }) },
+  };
 }
 
 /** The declaration and the carried value of a stored task, as {@link toStoredCapabilities} wrote them. */

@@ -56,4 +56,10 @@ export interface TaskRunRequest<Args> {
    * `maxStoredBytesWithoutSubject`. Default true.
    */
   readonly authenticated?: boolean;
+  /**
+   * Whether an operator may run the task again as a new task with the same arguments and owner
+   * once it failed or was cancelled. Default: {@link resumable} (a tool that may run twice).
+   * Stored with the task only when it differs from that default.
+   */
+  readonly retry?: boolean;
 }

@@ -139,7 +139,11 @@ export class TaskRuntime {
           nodeId: queued ? null : this.nodeId,
           ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
           args: (request.args ?? null) as JsonValue,
-          clientCapabilities: toStoredCapabilities(request.clientCapabilities, request.carried),
+          clientCapabilities: toStoredCapabilities(
+            request.clientCapabilities,
+            request.carried,
+            request.retry === undefined || request.retry === (request.resumable ?? false) ? undefined : request.retry,
+          ),
           resumable: request.resumable ?? false,
           maxAttempts: this.maxAttempts,
           traceContext: traceparentOf(parent),

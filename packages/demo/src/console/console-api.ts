@@ -3,6 +3,7 @@ import { countsByStatus, inputQuestionOf, operatorErrorOf, redactedValue, withou
 import type { CsrfGuard } from './csrf.js';
 import type { ConsoleSession } from './session-cookie.js';
 import { FilterError, taskFilterOf, taskIdOf } from './task-filter-query.js';
+import { serveConsoleAction } from './console-actions.js';
 
 /** What the console's API reads and changes. */
 export interface ConsoleApiContext {
@@ -15,29 +16,19 @@ export interface ConsoleApiContext {
 }
 
 const TASK_PATH = /^\/console\/api\/tasks\/([^/]{1,256})$/;
-const CANCEL_PATH = /^\/console\/api\/tasks\/([^/]{1,256})\/cancel$/;
 
 /**
  * `/console/api/*`, for a signed-in session (console-handler.ts checked the cookie):
  * - `GET session`: who is signed in, and the CSRF token the page sends with a cancel;
  * - `GET summary`: the cluster's counts by node and status, and the nodes with lease health;
  * - `GET tasks?…`: a page of tasks (filters of `tasks list`), newest first, and the next cursor;
- * - `GET tasks/ID`: one task's detail, what its owner gave and got only as keys and sizes;
- * - `POST tasks/ID/cancel`: the operator cancel (CSRF token in `x-csrf-token`).
+ * - `GET tasks/ID`: one task's detail, what its owner gave and got only as keys and sizes, and
+ *   its history;
+ * - the operator actions of console-actions.ts (cancel, retry, bulk cancel; CSRF token in `x-csrf-token`).
  */
 export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingMessage, res: ServerResponse, url: URL, session: ConsoleSession, host: string): Promise<void> {
   const path = url.pathname;
-  const cancel = CANCEL_PATH.exec(path);
-  if (cancel) {
-    if (req.method !== 'POST') return json(res, 405, { error: 'use POST to cancel' }, { allow: 'POST' });
-    if (!context.csrf.allows(req, session, host)) return json(res, 403, { error: 'missing or wrong CSRF token' });
-    const taskId = taskIdOf(cancel[1]!);
-    if (taskId === undefined) return json(res, 400, { error: 'malformed task id' });
-    const outcome = await context.operator.cancelTask(taskId);
-    if (!outcome) return json(res, 404, { error: `no task ${JSON.stringify(taskId)}` });
-    if (outcome.cancelled) context.log(`console: operator ${JSON.stringify(session.subject)} cancelled task ${JSON.stringify(taskId)}`);
-    return json(res, 200, { cancelled: outcome.cancelled, status: outcome.task.status, statusMessage: outcome.task.statusMessage });
-  }
+  if (await serveConsoleAction(context, req, url, session, host, (status, body, headers) => json(res, status, body, headers))) return;
   if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, { error: `${req.method ?? ''} is not allowed here` }, { allow: 'GET, HEAD' });
   if (path === '/console/api/session') return json(res, 200, { subject: session.subject, expiresAt: new Date(session.expiresAt).toISOString(), csrfToken: context.csrf.tokenFor(session) });
   if (path === '/console/api/summary') return json(res, 200, { stats: statsJson(context.stats()), nodes: await context.operator.listNodes() });
@@ -61,7 +52,8 @@ export async function serveConsoleApi(context: ConsoleApiContext, req: IncomingM
     if (taskId === undefined) return json(res, 400, { error: 'malformed task id' });
     const detail = await context.operator.getTask(taskId);
     if (!detail) return json(res, 404, { error: `no task ${JSON.stringify(taskId)} (it may have been swept after its TTL)` });
-    return json(res, 200, detailJson(detail, await context.operator.getTaskSteps(taskId)));
+    const [steps, history] = await Promise.all([context.operator.getTaskSteps(taskId), context.operator.getTaskHistory(taskId)]);
+    return json(res, 200, { ...(detailJson(detail, steps) as object), history: history ?? null });
   }
   return json(res, 404, { error: 'no such console API' });
 }

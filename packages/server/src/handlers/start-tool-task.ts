@@ -32,6 +32,7 @@ export function startToolTask(runtime: TaskRuntime, tool: TaskTool, ctx: Envelop
     args: start.args,
     resumable: tool.resumable,
     authenticated: start.authenticated,
+    retry: tool.retry,
     ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
     ...(start.carried === undefined ? {} : { carried: start.carried }),
     ...(start.ttlMs === undefined ? {} : { ttlMs: start.ttlMs }),

@@ -81,6 +81,9 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       args: relayArgs,
       resumable: true,
       authenticated: ctx.http?.authInfo !== undefined,
+      // A new run of the relay would call the upstream's tool again, whose safety this side
+      // cannot know: an operator retries such a task upstream, not here.
+      retry: false,
       ...(clientCapabilities === undefined ? {} : { clientCapabilities }),
       ...(ttlMs === undefined ? {} : { ttlMs }),
       execute: deps.execute as never,

@@ -70,6 +70,14 @@ export interface ToolDefinition<Input extends z.ZodType, Prepared = undefined> {
    */
   readonly resumable?: boolean;
   /**
+   * Whether an operator may retry a failed or cancelled task of the tool (`mcp-tasks tasks retry`,
+   * the console's Retry): a new task with the same arguments and owner, queued for any node that
+   * serves the tool. Only safe when running the tool twice is: the default is true for a
+   * resumable tool or one annotated `idempotentHint: true`, false otherwise. Recorded on each task
+   * when it is created, so the policy of the code that made the task decides.
+   */
+  readonly retry?: boolean;
+  /**
    * Runs in the original request before any task exists. Return an `InputRequiredResult`
    * (`inputRequired(...)` from the SDK) to ask the client for input on that request (MRTR); the
    * client retries with `inputResponses`. Anything else is handed to `execute` as `ctx.prepared`.
@@ -97,6 +105,8 @@ export interface TaskTool<Args = unknown, Prepared = unknown> {
   readonly icons?: readonly Icon[];
   readonly _meta?: Readonly<Record<string, unknown>>;
   readonly resumable: boolean;
+  /** See {@link ToolDefinition.retry}; the default resolved. */
+  readonly retry: boolean;
   readonly prepare?: (args: Args, ctx: PrepareContext) => Prepared | InputRequiredResult | Promise<Prepared | InputRequiredResult>;
   readonly execute: (args: Args, ctx: ToolContext<Prepared>) => ToolResult | Promise<ToolResult>;
 }
@@ -119,6 +129,7 @@ export interface AnyTaskTool {
   readonly icons?: readonly Icon[];
   readonly _meta?: Readonly<Record<string, unknown>>;
   readonly resumable: boolean;
+  readonly retry: boolean;
   readonly prepare?: (args: never, ctx: PrepareContext) => unknown;
   readonly execute: (args: never, ctx: ToolContext<never>) => ToolResult | Promise<ToolResult>;
 }
@@ -135,9 +146,12 @@ export function defineTool<Input extends z.ZodType, Prepared = undefined>(
   }
   if (typeof definition.execute !== 'function') throw new TypeError(`defineTool(${definition.name}): execute must be a function`);
   if (definition.resumable !== undefined && typeof definition.resumable !== 'boolean') throw new TypeError(`defineTool(${definition.name}): resumable must be a boolean`);
+  if (definition.retry !== undefined && typeof definition.retry !== 'boolean') throw new TypeError(`defineTool(${definition.name}): retry must be a boolean`);
+  const resumable = definition.resumable ?? false;
   return {
     ...definition,
-    resumable: definition.resumable ?? false,
+    resumable,
+    retry: definition.retry ?? (resumable || definition.annotations?.idempotentHint === true),
     input: definition.input as unknown as z.ZodType<z.output<Input>>,
     scopes: [...(definition.scopes ?? [])],
   };
