@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
+import { McpTasks, proxyUpstream, type AnyTaskTool, type TaskListenHandler } from '@mcp-tasks/server';
 import { defaultLogger, logSafe, type Logger, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { originPolicyFromEnv } from './http/origin-policy-env.js';
@@ -12,16 +12,10 @@ import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
 import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
-import { registerGreet, taskTools } from './tools/index.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 
-/** The server's name: part of every task's owner, so every node must use the same one. */
-export const DEMO_SERVER_NAME = 'mcp-tasks-demo';
-
-/**
- * The second server, at `/other/mcp`: same tools, same store and runtime, another name. Its tasks
- * are not `/mcp`'s (the server is part of the owner), which proves several servers can share a database.
- */
-export const OTHER_SERVER_NAME = 'mcp-tasks-other';
+/** The server's default name: part of every task's owner, so every node must use the same one. */
+export const GATEWAY_SERVER_NAME = 'mcp-tasks-gateway';
 
 /** How long a starting node waits to be ready before it serves anyway. */
 const STARTUP_READY_MS = 5_000;
@@ -33,10 +27,10 @@ async function readyWithin(readiness: () => Promise<string | undefined>, ms: num
   }
 }
 
-/** A running demo node. */
-export interface DemoServer {
+/** A running gateway node. */
+export interface GatewayNode {
   readonly url: string;
-  /** The URL of the second server (`/other/mcp`, server {@link OTHER_SERVER_NAME}). */
+  /** The URL of the second server (`/other/mcp`, `options.otherName`), when it is served. */
   readonly otherUrl: string;
   readonly tasks: McpTasks;
   /** The cluster node beside a PostgreSQL store (absent on the memory store). */
@@ -47,8 +41,21 @@ export interface DemoServer {
   close(drainMs?: number): Promise<void>;
 }
 
-/** How a demo node reaches the process's OpenTelemetry SDK. */
-export interface DemoServerOptions {
+/** What a gateway node serves in process, and how it reaches the process's OpenTelemetry SDK. */
+export interface GatewayNodeOptions {
+  /** The server's name (default {@link GATEWAY_SERVER_NAME}): part of every task's owner. */
+  readonly name?: string;
+  /**
+   * A second server at `/other/mcp`: same tools, same store and runtime, another name. Its tasks
+   * are not `/mcp`'s (the server is part of the owner), which proves several servers can share a database.
+   */
+  readonly otherName?: string;
+  /** The in-process task tools (the modules'). */
+  readonly tools?: readonly AnyTaskTool[];
+  /** Registers the modules' ordinary tools on each server. */
+  readonly register?: (server: McpServer) => void;
+  /** The scopes the protected resource metadata lists (default: every scope the tools need). */
+  readonly scopesSupported?: readonly string[];
   /**
    * The Prometheus reader of the SDK the process started (telemetry/start.ts): `/metrics` serves
    * it and instruments come from the global providers. Without it the node keeps a meter provider
@@ -59,8 +66,9 @@ export interface DemoServerOptions {
   readonly logger?: Logger;
 }
 
-/** Starts one demo node (what `npm run serve` runs). */
-export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
+/** Starts one gateway node (what `mcp-tasks-gateway` and `npm run serve` run). */
+export async function startGatewayNode(config: DemoConfig, options: GatewayNodeOptions = {}): Promise<GatewayNode> {
+  const taskTools = options.tools ?? [];
   const metrics = demoMetrics(options.prometheus);
   const logger = options.logger ?? defaultLogger();
   if (config.directDatabaseUrl && !config.databaseUrl) throw new Error('DIRECT_DATABASE_URL needs DATABASE_URL: it is the direct way to the same database');
@@ -108,20 +116,21 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       allowedHosts: originPolicy.allowedHosts,
       allowedOrigins: originPolicy.allowedOrigins,
       tools: taskTools,
-      register: registerGreet,
+      ...(options.register ? { register: options.register } : {}),
       onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
       ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
     });
-  const handler = handlerFor(DEMO_SERVER_NAME, true);
-  const otherHandler = handlerFor(OTHER_SERVER_NAME);
-  const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
+  const handler = handlerFor(options.name ?? GATEWAY_SERVER_NAME, true);
+  const otherHandler = options.otherName === undefined ? undefined : handlerFor(options.otherName);
+  const scopesSupported = options.scopesSupported ?? [...new Set(taskTools.flatMap((tool) => tool.scopes ?? []))];
+  const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported }) : undefined;
   const operatorConsole =
     config.console && operator && clusterStats ? createConsole({ config: config.console, operator, stats: clusterStats, verifier: config.auth?.verifier }) : undefined;
   const http: Server = createServer(
     createEdge({
       handler,
-      mounts: { '/other/mcp': otherHandler },
+      mounts: otherHandler ? { '/other/mcp': otherHandler } : {},
       auth,
       readiness,
       metrics: metrics.serve,
@@ -147,7 +156,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       await tasks.drain(drainMs);
       http.closeAllConnections();
       await handler.close();
-      await otherHandler.close();
+      await otherHandler?.close();
       await closed;
       stopGauges();
       await tasks.close();
