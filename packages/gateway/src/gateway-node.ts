@@ -13,6 +13,9 @@ import { demoMetrics } from './metrics/demo-metrics.js';
 import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
 import type { McpServer } from '@modelcontextprotocol/server';
+import type { UpstreamConfig } from './config-file/config-schema.js';
+import { ConfigFileError } from './config-file/config-file-error.js';
+import { prefixOf, startStdioUpstreams } from './stdio/start-stdio-upstreams.js';
 
 /** The server's default name: part of every task's owner, so every node must use the same one. */
 export const GATEWAY_SERVER_NAME = 'mcp-tasks-gateway';
@@ -54,6 +57,10 @@ export interface GatewayNodeOptions {
   readonly tools?: readonly AnyTaskTool[];
   /** Registers the modules' ordinary tools on each server. */
   readonly register?: (server: McpServer) => void;
+  /** The configuration file's upstreams (HTTP and stdio), beside `MCP_TASKS_UPSTREAM_URL`'s. */
+  readonly upstreams?: readonly UpstreamConfig[];
+  /** Where the configuration file's relative paths start. Default: the working directory. */
+  readonly configDirectory?: string;
   /** The scopes the protected resource metadata lists (default: every scope the tools need). */
   readonly scopesSupported?: readonly string[];
   /**
@@ -68,11 +75,23 @@ export interface GatewayNodeOptions {
 
 /** Starts one gateway node (what `mcp-tasks-gateway` and `npm run serve` run). */
 export async function startGatewayNode(config: DemoConfig, options: GatewayNodeOptions = {}): Promise<GatewayNode> {
-  const taskTools = options.tools ?? [];
   const metrics = demoMetrics(options.prometheus);
   const logger = options.logger ?? defaultLogger();
   if (config.directDatabaseUrl && !config.databaseUrl) throw new Error('DIRECT_DATABASE_URL needs DATABASE_URL: it is the direct way to the same database');
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
+  // Before any database connection: a stdio upstream that cannot start, or a name served twice, stops the node here.
+  const stdio = await startStdioUpstreams(options.upstreams ?? [], options.configDirectory ?? process.cwd(), logger);
+  let taskTools: readonly AnyTaskTool[];
+  try {
+    taskTools = distinctTools([...(options.tools ?? [])], stdio.tools);
+  } catch (error) {
+    await stdio.stop();
+    throw error;
+  }
+  const httpUpstreams = [
+    ...(config.upstream ? [{ name: 'upstream', url: config.upstream.url, token: config.upstream.token, revision: config.upstream.revision, capacity: config.upstream.capacity, rate: config.upstream.rate, prefix: undefined }] : []),
+    ...(options.upstreams ?? []).flatMap((upstream) => (upstream.url === undefined ? [] : [{ ...upstream, url: upstream.url, capacity: undefined, rate: undefined }])),
+  ];
   const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
@@ -81,6 +100,9 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
     poolSize: config.poolSize,
     clusterStatsMs: config.clusterStatsMs,
     logger,
+  }).catch(async (error: unknown) => {
+    await stdio.stop();
+    throw error;
   });
   if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider);
   const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
@@ -119,7 +141,22 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
       ...(options.register ? { register: options.register } : {}),
       onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
-      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
+      ...(upstreams && httpUpstreams.length > 0
+        ? {
+            upstreams: httpUpstreams.map((upstream) => {
+              const prefix = prefixOf(upstream);
+              return proxyUpstream({
+                name: upstream.name,
+                url: upstream.url,
+                rename: (tool) => `${prefix}${tool}`,
+                ...(upstream.token ? { token: upstream.token } : {}),
+                ...(upstream.revision ? { revision: upstream.revision } : {}),
+                ...(upstream.capacity ? { capacity: upstream.capacity } : {}),
+                ...(upstream.rate ? { rate: upstream.rate } : {}),
+              });
+            }),
+          }
+        : {}),
     });
   const handler = handlerFor(options.name ?? GATEWAY_SERVER_NAME, true);
   const otherHandler = options.otherName === undefined ? undefined : handlerFor(options.otherName);
@@ -160,7 +197,20 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
       await closed;
       stopGauges();
       await tasks.close();
+      await stdio.stop();
       await metrics.shutdown();
     },
   };
+}
+
+/** The module tools and the upstreams' plain tools, refused at start when two are served under one name. */
+function distinctTools(own: readonly AnyTaskTool[], upstream: ReadonlyArray<{ readonly tool: AnyTaskTool; readonly from: string }>): readonly AnyTaskTool[] {
+  const byName = new Map<string, string>();
+  const all = [...own.map((tool) => ({ tool, from: 'a module' })), ...upstream];
+  for (const { tool, from } of all) {
+    const before = byName.get(tool.name);
+    if (before !== undefined) throw new ConfigFileError(`Two tools would be served as ${tool.name}: from ${before} and from ${from}; give an upstream another prefix.`);
+    byName.set(tool.name, from);
+  }
+  return all.map(({ tool }) => tool);
 }
