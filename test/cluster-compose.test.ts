@@ -109,8 +109,8 @@ describe('docker-compose.yml', () => {
       assert.equal(service.volumes, undefined, 'no source mounted: the image holds the build');
       const command = service.command!.join(' ');
       assert.doesNotMatch(command, /npm (ci|install)/);
-      const entry = /^node (packages\/demo\/dist\/node\/main\.js)$/.exec(command)?.[1];
-      assert.ok(entry && existsSync(path.join(ROOT, entry)), command);
+      const [, entry, config] = /^node (packages\/gateway\/dist\/bin\/main\.js) --config (packages\/demo\/gateway\.yaml)$/.exec(command) ?? [];
+      assert.ok(entry && existsSync(path.join(ROOT, entry)) && config && existsSync(path.join(ROOT, config)), command);
       const env = service.environment!;
       for (const key of Object.keys(env)) assert.ok(envNamesReadByTheDemo.has(key), `${key} is read by packages/gateway/src/config.ts`);
       assert.equal(env['NODE_ID'], name);
