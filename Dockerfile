@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# The demo node image that docker-compose.yml builds (see docs/cluster.md).
+# The gateway node image (mcp-tasks-gateway) that docker-compose.yml builds (see docs/cluster.md, docs/gateway.md).
 #   build:   dev dependencies, TypeScript build of every workspace package
 #   runtime: the built packages and their production dependencies only, run as the `node` user
 
@@ -28,5 +28,6 @@ EXPOSE 3000
 # /healthz: liveness; /readyz: PostgreSQL answers and the control listener is not down.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=6 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# Node itself as PID 1 handles SIGTERM: the demo node drains, then exits 0.
-CMD ["node", "packages/demo/dist/node/main.js"]
+# Node itself as PID 1 handles SIGTERM: the gateway node drains, then exits 0. Mount a configuration
+# file and pass --config FILE (or MCP_TASKS_GATEWAY_CONFIG) to serve upstreams and modules.
+CMD ["node", "packages/gateway/dist/bin/main.js"]

@@ -20,7 +20,7 @@ interface Service {
 }
 const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const nodeNames = Object.keys(compose.services).filter((name) => /^node-\d+$/.test(name));
-const configSource = readFileSync(path.join(ROOT, 'packages/demo/src/config.ts'), 'utf8');
+const configSource = readFileSync(path.join(ROOT, 'packages/gateway/src/config.ts'), 'utf8');
 const envNamesReadByTheDemo = new Set([...configSource.matchAll(/'([A-Z][A-Z0-9_]+)'/g)].map((match) => match[1]!));
 
 /** The Dockerfile as stages of [instruction, arguments] (continuation lines joined, comments dropped). */
@@ -78,7 +78,7 @@ describe('Dockerfile', () => {
   it('its health check asks the node\'s readiness endpoint', () => {
     const check = runtimeStage.steps.find(([i]) => i === 'HEALTHCHECK')![1];
     assert.match(check, /\/readyz/);
-    assert.match(readFileSync(path.join(ROOT, 'packages/demo/src/http/edge.ts'), 'utf8'), /'\/readyz'/);
+    assert.match(readFileSync(path.join(ROOT, 'packages/gateway/src/http/edge.ts'), 'utf8'), /'\/readyz'/);
   });
 });
 
@@ -109,10 +109,10 @@ describe('docker-compose.yml', () => {
       assert.equal(service.volumes, undefined, 'no source mounted: the image holds the build');
       const command = service.command!.join(' ');
       assert.doesNotMatch(command, /npm (ci|install)/);
-      const entry = /^node (packages\/demo\/dist\/node\/main\.js)$/.exec(command)?.[1];
-      assert.ok(entry && existsSync(path.join(ROOT, entry)), command);
+      const [, entry, config] = /^node (packages\/gateway\/dist\/bin\/main\.js) --config (packages\/demo\/gateway\.yaml)$/.exec(command) ?? [];
+      assert.ok(entry && existsSync(path.join(ROOT, entry)) && config && existsSync(path.join(ROOT, config)), command);
       const env = service.environment!;
-      for (const key of Object.keys(env)) assert.ok(envNamesReadByTheDemo.has(key), `${key} is read by packages/demo/src/config.ts`);
+      for (const key of Object.keys(env)) assert.ok(envNamesReadByTheDemo.has(key), `${key} is read by packages/gateway/src/config.ts`);
       assert.equal(env['NODE_ID'], name);
       assert.equal(env['HOST'], '0.0.0.0');
       assert.equal(env['PORT'], '3000');

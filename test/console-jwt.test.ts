@@ -6,9 +6,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { authFromEnv, startDemoServer, type DemoServer } from '@mcp-tasks/demo';
+import { authFromEnv } from '@mcp-tasks/gateway';
+import { startDemoServer, type DemoServer } from '@mcp-tasks/demo';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { consoleFromEnv } from '../packages/demo/src/console/console-config.js';
+import { consoleFromEnv } from '../packages/gateway/src/console/console-config.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 
 const ORIGIN = 'https://ops.example.test';

@@ -2,10 +2,10 @@
 // failures a browser would not show (expiry, a cookie of another cluster, the window's reset).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { consoleFromEnv } from '../packages/demo/src/console/console-config.js';
-import { CsrfGuard } from '../packages/demo/src/console/csrf.js';
-import { LoginLimiter } from '../packages/demo/src/console/login-limiter.js';
-import { cookieValue, SessionSigner } from '../packages/demo/src/console/session-cookie.js';
+import { consoleFromEnv } from '../packages/gateway/src/console/console-config.js';
+import { CsrfGuard } from '../packages/gateway/src/console/csrf.js';
+import { LoginLimiter } from '../packages/gateway/src/console/login-limiter.js';
+import { cookieValue, SessionSigner } from '../packages/gateway/src/console/session-cookie.js';
 
 const TOKEN = 'a-console-token-long-enough';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createEdge, type EdgeHandler } from '../packages/demo/src/http/edge.js';
+import { createEdge, type EdgeHandler } from '../packages/gateway/src/http/edge.js';
 import { within } from './support/within.js';
 
 const FRAMES = ['event: message\ndata: {"ack":true}\n\n', 'event: message\ndata: {"close":true}\n\n'];

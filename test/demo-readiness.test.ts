@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
-import { postgresReadiness } from '../packages/demo/src/http/readiness.js';
+import { postgresReadiness } from '../packages/gateway/src/http/readiness.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
 import { listeningNode } from './support/listening-node.js';
 import { eventually, spawnDemoNode, type DemoProcess } from './support/demo-process.js';

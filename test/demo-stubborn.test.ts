@@ -4,7 +4,8 @@
 // the run that ignored its abort, and the cancelled task stays cancelled when the sleeper wakes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { configFromEnv, startDemoServer, type DemoServer } from '@mcp-tasks/demo';
+import { configFromEnv } from '@mcp-tasks/gateway';
+import { startDemoServer, type DemoServer } from '@mcp-tasks/demo';
 import { rpc } from './server-raw-client.js';
 
 const GRACE_MS = 300;

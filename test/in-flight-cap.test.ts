@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { InFlightLimitError } from '@mcp-tasks/core';
-import { inFlightFromEnv } from '@mcp-tasks/demo';
+import { inFlightFromEnv } from '@mcp-tasks/gateway';
 import { McpTasks, OwnerInFlightCap } from '@mcp-tasks/server';
 import { authRpc, type AuthReply } from './auth-client.js';
 import { requestBody, requestHeaders } from './server-raw-client.js';

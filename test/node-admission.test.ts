@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NodeSaturatedError } from '@mcp-tasks/core';
-import { admissionFromEnv, taskTools } from '@mcp-tasks/demo';
+import { admissionFromEnv } from '@mcp-tasks/gateway';
+import { taskTools } from '@mcp-tasks/demo';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import { McpTasks, NodeAdmission, OwnerRateLimiter, RequestLimits } from '@mcp-tasks/server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { refusalHoldFromEnv } from '@mcp-tasks/demo';
+import { refusalHoldFromEnv } from '@mcp-tasks/gateway';
 import { McpTasks, RefusalHold } from '@mcp-tasks/server';
 import { authRpc, type AuthReply } from './auth-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpTasks, proxyUpstream, type TaskListenHandler } from '@mcp-tasks/server';
+import { McpTasks, proxyUpstream, type AnyTaskTool, type TaskListenHandler } from '@mcp-tasks/server';
 import { defaultLogger, logSafe, type Logger, type TaskNode } from '@mcp-tasks/core';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { originPolicyFromEnv } from './http/origin-policy-env.js';
@@ -12,16 +12,13 @@ import { observeClusterGauges } from './metrics/cluster-gauges.js';
 import { demoMetrics } from './metrics/demo-metrics.js';
 import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
-import { registerGreet, taskTools } from './tools/index.js';
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { UpstreamConfig } from './config-file/config-schema.js';
+import { ConfigFileError } from './config-file/config-file-error.js';
+import { prefixOf, startStdioUpstreams } from './stdio/start-stdio-upstreams.js';
 
-/** The server's name: part of every task's owner, so every node must use the same one. */
-export const DEMO_SERVER_NAME = 'mcp-tasks-demo';
-
-/**
- * The second server, at `/other/mcp`: same tools, same store and runtime, another name. Its tasks
- * are not `/mcp`'s (the server is part of the owner), which proves several servers can share a database.
- */
-export const OTHER_SERVER_NAME = 'mcp-tasks-other';
+/** The server's default name: part of every task's owner, so every node must use the same one. */
+export const GATEWAY_SERVER_NAME = 'mcp-tasks-gateway';
 
 /** How long a starting node waits to be ready before it serves anyway. */
 const STARTUP_READY_MS = 5_000;
@@ -33,10 +30,10 @@ async function readyWithin(readiness: () => Promise<string | undefined>, ms: num
   }
 }
 
-/** A running demo node. */
-export interface DemoServer {
+/** A running gateway node. */
+export interface GatewayNode {
   readonly url: string;
-  /** The URL of the second server (`/other/mcp`, server {@link OTHER_SERVER_NAME}). */
+  /** The URL of the second server (`/other/mcp`, `options.otherName`), when it is served. */
   readonly otherUrl: string;
   readonly tasks: McpTasks;
   /** The cluster node beside a PostgreSQL store (absent on the memory store). */
@@ -47,8 +44,25 @@ export interface DemoServer {
   close(drainMs?: number): Promise<void>;
 }
 
-/** How a demo node reaches the process's OpenTelemetry SDK. */
-export interface DemoServerOptions {
+/** What a gateway node serves in process, and how it reaches the process's OpenTelemetry SDK. */
+export interface GatewayNodeOptions {
+  /** The server's name (default {@link GATEWAY_SERVER_NAME}): part of every task's owner. */
+  readonly name?: string;
+  /**
+   * A second server at `/other/mcp`: same tools, same store and runtime, another name. Its tasks
+   * are not `/mcp`'s (the server is part of the owner), which proves several servers can share a database.
+   */
+  readonly otherName?: string;
+  /** The in-process task tools (the modules'). */
+  readonly tools?: readonly AnyTaskTool[];
+  /** Registers the modules' ordinary tools on each server. */
+  readonly register?: (server: McpServer) => void;
+  /** The configuration file's upstreams (HTTP and stdio), beside `MCP_TASKS_UPSTREAM_URL`'s. */
+  readonly upstreams?: readonly UpstreamConfig[];
+  /** Where the configuration file's relative paths start. Default: the working directory. */
+  readonly configDirectory?: string;
+  /** The scopes the protected resource metadata lists (default: every scope the tools need). */
+  readonly scopesSupported?: readonly string[];
   /**
    * The Prometheus reader of the SDK the process started (telemetry/start.ts): `/metrics` serves
    * it and instruments come from the global providers. Without it the node keeps a meter provider
@@ -59,12 +73,25 @@ export interface DemoServerOptions {
   readonly logger?: Logger;
 }
 
-/** Starts one demo node (what `npm run serve` runs). */
-export async function startDemoServer(config: DemoConfig, options: DemoServerOptions = {}): Promise<DemoServer> {
+/** Starts one gateway node (what `mcp-tasks-gateway` and `npm run serve` run). */
+export async function startGatewayNode(config: DemoConfig, options: GatewayNodeOptions = {}): Promise<GatewayNode> {
   const metrics = demoMetrics(options.prometheus);
   const logger = options.logger ?? defaultLogger();
   if (config.directDatabaseUrl && !config.databaseUrl) throw new Error('DIRECT_DATABASE_URL needs DATABASE_URL: it is the direct way to the same database');
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
+  // Before any database connection: a stdio upstream that cannot start, or a name served twice, stops the node here.
+  const stdio = await startStdioUpstreams(options.upstreams ?? [], options.configDirectory ?? process.cwd(), logger);
+  let taskTools: readonly AnyTaskTool[];
+  try {
+    taskTools = distinctTools([...(options.tools ?? [])], stdio.tools);
+  } catch (error) {
+    await stdio.stop();
+    throw error;
+  }
+  const httpUpstreams = [
+    ...(config.upstream ? [{ name: 'upstream', url: config.upstream.url, token: config.upstream.token, revision: config.upstream.revision, capacity: config.upstream.capacity, rate: config.upstream.rate, prefix: undefined }] : []),
+    ...(options.upstreams ?? []).flatMap((upstream) => (upstream.url === undefined ? [] : [{ ...upstream, url: upstream.url, capacity: undefined, rate: undefined }])),
+  ];
   const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
@@ -73,6 +100,9 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
     poolSize: config.poolSize,
     clusterStatsMs: config.clusterStatsMs,
     logger,
+  }).catch(async (error: unknown) => {
+    await stdio.stop();
+    throw error;
   });
   if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider, taskTools.map((tool) => tool.name));
   const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
@@ -109,20 +139,36 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       allowedHosts: originPolicy.allowedHosts,
       allowedOrigins: originPolicy.allowedOrigins,
       tools: taskTools,
-      register: registerGreet,
+      ...(options.register ? { register: options.register } : {}),
       onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
-      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
+      ...(upstreams && httpUpstreams.length > 0
+        ? {
+            upstreams: httpUpstreams.map((upstream) => {
+              const prefix = prefixOf(upstream);
+              return proxyUpstream({
+                name: upstream.name,
+                url: upstream.url,
+                rename: (tool) => `${prefix}${tool}`,
+                ...(upstream.token ? { token: upstream.token } : {}),
+                ...(upstream.revision ? { revision: upstream.revision } : {}),
+                ...(upstream.capacity ? { capacity: upstream.capacity } : {}),
+                ...(upstream.rate ? { rate: upstream.rate } : {}),
+              });
+            }),
+          }
+        : {}),
     });
-  const handler = handlerFor(DEMO_SERVER_NAME, true);
-  const otherHandler = handlerFor(OTHER_SERVER_NAME);
-  const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported: ['export'] }) : undefined;
+  const handler = handlerFor(options.name ?? GATEWAY_SERVER_NAME, true);
+  const otherHandler = options.otherName === undefined ? undefined : handlerFor(options.otherName);
+  const scopesSupported = options.scopesSupported ?? [...new Set(taskTools.flatMap((tool) => tool.scopes ?? []))];
+  const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported }) : undefined;
   const operatorConsole =
     config.console && operator && clusterStats ? createConsole({ config: config.console, operator, stats: clusterStats, verifier: config.auth?.verifier }) : undefined;
   const http: Server = createServer(
     createEdge({
       handler,
-      mounts: { '/other/mcp': otherHandler },
+      mounts: otherHandler ? { '/other/mcp': otherHandler } : {},
       auth,
       readiness,
       metrics: metrics.serve,
@@ -148,11 +194,24 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       await tasks.drain(drainMs);
       http.closeAllConnections();
       await handler.close();
-      await otherHandler.close();
+      await otherHandler?.close();
       await closed;
       stopGauges();
       await tasks.close();
+      await stdio.stop();
       await metrics.shutdown();
     },
   };
+}
+
+/** The module tools and the upstreams' plain tools, refused at start when two are served under one name. */
+function distinctTools(own: readonly AnyTaskTool[], upstream: ReadonlyArray<{ readonly tool: AnyTaskTool; readonly from: string }>): readonly AnyTaskTool[] {
+  const byName = new Map<string, string>();
+  const all = [...own.map((tool) => ({ tool, from: 'a module' })), ...upstream];
+  for (const { tool, from } of all) {
+    const before = byName.get(tool.name);
+    if (before !== undefined) throw new ConfigFileError(`Two tools would be served as ${tool.name}: from ${before} and from ${from}; give an upstream another prefix.`);
+    byName.set(tool.name, from);
+  }
+  return all.map(({ tool }) => tool);
 }

@@ -1,0 +1,11 @@
+export { startGatewayNode, GATEWAY_SERVER_NAME, type GatewayNode, type GatewayNodeOptions } from './gateway-node.js';
+export { configFromEnv, type DemoConfig } from './config.js';
+export { authFromEnv, DEMO_MCP_PATHS, type DemoAuthConfig } from './auth/auth-config.js';
+export { admissionFromEnv } from './limits/admission-env.js';
+export { inFlightFromEnv } from './limits/in-flight-env.js';
+export { rateLimitFromEnv } from './limits/rate-limit-env.js';
+export { refusalHoldFromEnv } from './limits/refusal-hold-env.js';
+export { createEdgeAuth, type EdgeAuth, type EdgeAuthOptions } from './auth/edge-auth.js';
+export { createEdge, type EdgeHandler, type EdgeOptions } from './http/edge.js';
+export { postgresReadiness, type ReadinessCheck } from './http/readiness.js';
+export { consoleFromEnv, type ConsoleConfig } from './console/console-config.js';
