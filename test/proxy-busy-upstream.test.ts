@@ -191,6 +191,59 @@ describe('two callers of a gateway that is one owner upstream', { timeout: 120_0
   });
 });
 
+describe('two callers of a gateway told nothing of the upstream quota', { timeout: 120_000 }, () => {
+  let db: TestDatabase;
+  let dir: string;
+  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let gateway: DemoProcess;
+
+  before(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(path.join(tmpdir(), 'learnt-quota-'));
+    const tokens = path.join(dir, 'tokens.json');
+    await writeFile(tokens, JSON.stringify({ alice: { sub: 'alice', clientId: 'app', scopes: [] }, bob: { sub: 'bob', clientId: 'app', scopes: [] } }));
+    // The upstream lets the gateway hold 10 tasks; the gateway has no MCP_TASKS_UPSTREAM_MAX_TASKS.
+    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' });
+    gateway = await spawnDemoNode('learning-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_TOKENS: tokens });
+  });
+
+  after(async () => {
+    gateway?.child.kill('SIGKILL');
+    upstream?.child.kill('SIGKILL');
+    await gateway?.exited;
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the quota in the upstream's refusal becomes the share: the caller that held them all cannot take the last slot back, another caller gets it", async () => {
+    const call = (token: string) => within(authRpc(gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
+    const alices: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await call('alice');
+      assert.equal(reply.result?.['resultType'], 'task', JSON.stringify(reply.body));
+      alices.push(reply.result!['taskId'] as string);
+    }
+    // The upstream refuses the 11th, saying its quota.
+    const refused = await call('alice');
+    assert.equal(refused.error?.['code'], -32600, JSON.stringify(refused.body));
+    assert.match(String(refused.error?.['message']), /^Upstream upstream refused the task: .*already has 10/);
+    // Two of alice's end: she may take one back, not the last one, which stays for a caller holding none.
+    await Promise.all(alices.splice(0, 2).map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+    await eventually(async () => (await upstream.state()).working === 8, 20_000, 'the two cancels land upstream');
+    const again = await call('alice');
+    assert.equal(again.result?.['resultType'], 'task', JSON.stringify(again.body));
+    alices.push(again.result!['taskId'] as string);
+    const past = await call('alice');
+    assert.equal(past.error?.['code'], -32600, JSON.stringify(past.body));
+    assert.match(String(past.error?.['message']), /^Upstream upstream has no task slot for this call: this caller holds 9 of the 10 upstream tasks/);
+    const started = Date.now();
+    const bobs = await call('bob');
+    assert.equal(bobs.result?.['resultType'], 'task', JSON.stringify(bobs.body));
+    await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
+    await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+  });
+});
+
 describe('a gateway in front of an upstream with a long tool list, and one told its rate', { timeout: 120_000 }, () => {
   let db: TestDatabase;
   const children: ChildProcess[] = [];
