@@ -3,7 +3,7 @@
 // Retry-After past its rate, lists a backtracking pattern and answers 400 MB. What the gateway
 // does about it is its own: the upstream's limits stay as they are.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,37 +12,10 @@ import pg from 'pg';
 import { authRpc } from './auth-client.js';
 import { rpc } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { eventually, metric, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
+import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { testPool } from './support/pg-clients.js';
-
-interface UpstreamState {
-  working: number;
-  gets: number;
-  refused: number;
-  hugeSent: number;
-  hugeOpen: number;
-}
-
-async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; state(): Promise<UpstreamState>; refuseAll(on: boolean): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/busy-upstream.fixture.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  try {
-    const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
-    return {
-      child,
-      url,
-      state: async () => (await (await fetch(url.replace(/\/mcp$/, '/state'))).json()) as UpstreamState,
-      refuseAll: async (on) => void (await fetch(url.replace(/\/mcp$/, '/refuse'), { method: 'POST', body: on ? 'on' : 'off' })).body?.cancel(),
-    };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
+import { spawnBusyUpstream } from './support/busy-upstream.js';
 
 /** Resident memory of a process (Linux), in MiB. */
 async function rssMiB(pid: number): Promise<number> {
@@ -139,6 +112,13 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     // Every cancel was kept until the upstream acknowledged it.
     const { rows } = await admin.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM mcp_tasks.upstream_cancels GROUP BY state');
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])), { acknowledged: 100 }, `after ${took} ms`);
+    // What each task's history shows of its upstream cancel: requested, each attempt's time and count, the last refusal, acknowledged.
+    const history = await admin.query<{ n: string; refused: string }>(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE last_error LIKE '%HTTP 429%') AS refused FROM mcp_tasks.upstream_cancels
+        WHERE attempts >= 1 AND created_at <= last_attempt_at AND last_attempt_at <= settled_at AND settled_at IS NOT NULL`,
+    );
+    assert.equal(Number(history.rows[0]!.n), 100, 'every cancel records its request, attempts and acknowledgement');
+    t.diagnostic(`${history.rows[0]!.refused} of the 100 cancels were refused at least once before the upstream took them`);
     await eventually(async () => (await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_owed')) === 0, 5_000, 'the owed gauge is back to 0');
     assert.ok((await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_total')) >= 100);
   });

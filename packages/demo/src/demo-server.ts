@@ -111,7 +111,7 @@ export async function startDemoServer(config: DemoConfig, options: DemoServerOpt
       register: registerGreet,
       onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
       // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
-      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}) })] } : {}),
+      ...(upstreams && config.upstream ? { upstreams: [proxyUpstream({ name: 'upstream', url: config.upstream.url, ...(config.upstream.token ? { token: config.upstream.token } : {}), ...(config.upstream.revision ? { revision: config.upstream.revision } : {}), ...(config.upstream.capacity ? { capacity: config.upstream.capacity } : {}), ...(config.upstream.rate ? { rate: config.upstream.rate } : {}), ...(config.upstream.identity ? { identity: config.upstream.identity } : {}) })] } : {}),
     });
   const handler = handlerFor(DEMO_SERVER_NAME, true);
   const otherHandler = handlerFor(OTHER_SERVER_NAME);
