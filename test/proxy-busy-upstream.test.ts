@@ -3,7 +3,7 @@
 // Retry-After past its rate, lists a backtracking pattern and answers 400 MB. What the gateway
 // does about it is its own: the upstream's limits stay as they are.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,37 +12,10 @@ import pg from 'pg';
 import { authRpc } from './auth-client.js';
 import { rpc } from './server-raw-client.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { eventually, metric, ROOT, spawnDemoNode, waitForOutput, type DemoProcess } from './support/demo-process.js';
+import { eventually, metric, spawnDemoNode, type DemoProcess } from './support/demo-process.js';
 import { within } from './support/within.js';
 import { testPool } from './support/pg-clients.js';
-
-interface UpstreamState {
-  working: number;
-  gets: number;
-  refused: number;
-  hugeSent: number;
-  hugeOpen: number;
-}
-
-async function spawnBusyUpstream(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; state(): Promise<UpstreamState>; refuseAll(on: boolean): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/busy-upstream.fixture.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  try {
-    const url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, 30_000);
-    return {
-      child,
-      url,
-      state: async () => (await (await fetch(url.replace(/\/mcp$/, '/state'))).json()) as UpstreamState,
-      refuseAll: async (on) => void (await fetch(url.replace(/\/mcp$/, '/refuse'), { method: 'POST', body: on ? 'on' : 'off' })).body?.cancel(),
-    };
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-}
+import { spawnBusyUpstream } from './support/busy-upstream.js';
 
 /** Resident memory of a process (Linux), in MiB. */
 async function rssMiB(pid: number): Promise<number> {
@@ -139,6 +112,13 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
     // Every cancel was kept until the upstream acknowledged it.
     const { rows } = await admin.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM mcp_tasks.upstream_cancels GROUP BY state');
     assert.deepEqual(Object.fromEntries(rows.map((row) => [row.state, Number(row.n)])), { acknowledged: 100 }, `after ${took} ms`);
+    // What each task's history shows of its upstream cancel: requested, each attempt's time and count, the last refusal, acknowledged.
+    const history = await admin.query<{ n: string; refused: string }>(
+      `SELECT count(*) AS n, count(*) FILTER (WHERE last_error LIKE '%HTTP 429%') AS refused FROM mcp_tasks.upstream_cancels
+        WHERE attempts >= 1 AND created_at <= last_attempt_at AND last_attempt_at <= settled_at AND settled_at IS NOT NULL`,
+    );
+    assert.equal(Number(history.rows[0]!.n), 100, 'every cancel records its request, attempts and acknowledgement');
+    t.diagnostic(`${history.rows[0]!.refused} of the 100 cancels were refused at least once before the upstream took them`);
     await eventually(async () => (await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_owed')) === 0, 5_000, 'the owed gauge is back to 0');
     assert.ok((await metric(gateway.base, 'mcp_tasks_proxy_upstream_cancels_total')) >= 100);
   });
@@ -187,6 +167,59 @@ describe('two callers of a gateway that is one owner upstream', { timeout: 120_0
     await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
     const task = await authRpc(gateway.url, 'bob', 'tasks/get', { taskId: bobs.result!['taskId'] });
     assert.equal(task.result?.['status'], 'working');
+    await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+  });
+});
+
+describe('two callers of a gateway told nothing of the upstream quota', { timeout: 120_000 }, () => {
+  let db: TestDatabase;
+  let dir: string;
+  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
+  let gateway: DemoProcess;
+
+  before(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(path.join(tmpdir(), 'learnt-quota-'));
+    const tokens = path.join(dir, 'tokens.json');
+    await writeFile(tokens, JSON.stringify({ alice: { sub: 'alice', clientId: 'app', scopes: [] }, bob: { sub: 'bob', clientId: 'app', scopes: [] } }));
+    // The upstream lets the gateway hold 10 tasks; the gateway has no MCP_TASKS_UPSTREAM_MAX_TASKS.
+    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' });
+    gateway = await spawnDemoNode('learning-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_TOKENS: tokens });
+  });
+
+  after(async () => {
+    gateway?.child.kill('SIGKILL');
+    upstream?.child.kill('SIGKILL');
+    await gateway?.exited;
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the quota in the upstream's refusal becomes the share: the caller that held them all cannot take the last slot back, another caller gets it", async () => {
+    const call = (token: string) => within(authRpc(gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
+    const alices: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const reply = await call('alice');
+      assert.equal(reply.result?.['resultType'], 'task', JSON.stringify(reply.body));
+      alices.push(reply.result!['taskId'] as string);
+    }
+    // The upstream refuses the 11th, saying its quota.
+    const refused = await call('alice');
+    assert.equal(refused.error?.['code'], -32600, JSON.stringify(refused.body));
+    assert.match(String(refused.error?.['message']), /^Upstream upstream refused the task: .*already has 10/);
+    // Two of alice's end: she may take one back, not the last one, which stays for a caller holding none.
+    await Promise.all(alices.splice(0, 2).map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+    await eventually(async () => (await upstream.state()).working === 8, 20_000, 'the two cancels land upstream');
+    const again = await call('alice');
+    assert.equal(again.result?.['resultType'], 'task', JSON.stringify(again.body));
+    alices.push(again.result!['taskId'] as string);
+    const past = await call('alice');
+    assert.equal(past.error?.['code'], -32600, JSON.stringify(past.body));
+    assert.match(String(past.error?.['message']), /^Upstream upstream has no task slot for this call: this caller holds 9 of the 10 upstream tasks/);
+    const started = Date.now();
+    const bobs = await call('bob');
+    assert.equal(bobs.result?.['resultType'], 'task', JSON.stringify(bobs.body));
+    await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
     await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
   });
 });

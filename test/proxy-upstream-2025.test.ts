@@ -37,8 +37,16 @@ let upstream: ChildProcess;
 let upstreamUrl: string;
 
 async function upstreamRunning(): Promise<number> {
+  return (await upstreamState()).running;
+}
+
+async function upstreamState(): Promise<{ running: number; refused: number }> {
   const reply = await fetch(upstreamUrl.replace(/\/mcp$/, '/running'));
-  return ((await reply.json()) as { running: number }).running;
+  return (await reply.json()) as { running: number; refused: number };
+}
+
+async function upstreamBusy(on: boolean): Promise<void> {
+  await (await fetch(upstreamUrl.replace(/\/mcp$/, '/busy'), { method: 'POST', body: on ? 'on' : 'off' })).body?.cancel();
 }
 
 before(async () => {
@@ -111,6 +119,28 @@ describe('a 2025-11-25 upstream on the 1.x SDK', { timeout: 60_000 }, () => {
       demo.child.kill('SIGKILL');
       await demo.exited;
     }
+  });
+
+  it("an upstream answering 429 with Retry-After is left alone as long as it asks: the relay keeps following, and the cancel lands once it takes requests again", async (t) => {
+    const created = await within(rpc(url, 'tools/call', { name: 'v1_forever', arguments: {} }), 10_000, 'task call');
+    const taskId = created.result!['taskId'] as string;
+    await eventually(async () => (await upstreamRunning()) === 1, 10_000, 'the upstream runs it');
+    const from = (await upstreamState()).refused;
+    await upstreamBusy(true);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const refused = (await upstreamState()).refused - from;
+      t.diagnostic(`the gateway sent ${refused} requests in 3 s to an upstream asking to wait 2 s`);
+      // Unhonoured, the relay polls every 100 ms, is refused about 30 times and gives up (the task fails).
+      assert.ok(refused <= 6, `the gateway sent ${refused} requests in 3 s`);
+      assert.equal((await rpc(url, 'tasks/get', { taskId })).result?.['status'], 'working');
+      assert.ok((await rpc(url, 'tasks/cancel', { taskId })).result);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(await upstreamRunning(), 1, 'the cancel has not landed while the upstream refuses');
+    } finally {
+      await upstreamBusy(false);
+    }
+    await eventually(async () => (await upstreamRunning()) === 0, 10_000, 'the owed cancel lands');
   });
 
   it('a required upstream tool called without the extension is refused with -32021, as a local one is', async () => {

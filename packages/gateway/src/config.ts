@@ -55,7 +55,9 @@ export interface DemoConfig {
    * An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`,
    * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`;
    * `MCP_TASKS_UPSTREAM_MAX_TASKS` and `MCP_TASKS_UPSTREAM_RESERVED`: what the node may hold of it, shared between callers;
-   * `MCP_TASKS_UPSTREAM_RATE`: its requests a second for this node, half of which its relays may use).
+   * `MCP_TASKS_UPSTREAM_RATE`: its requests a second for this node, half of which its relays may use;
+   * `MCP_TASKS_UPSTREAM_IDENTITY`: whose identity the upstream sees, `gateway` (default), `caller` (the
+   * caller's bearer token passed through) or a JSON object of the callers' own upstream tokens by subject).
    */
   readonly upstream?:
     | {
@@ -64,6 +66,7 @@ export interface DemoConfig {
         readonly revision?: '2026-07-28' | '2025-11-25' | undefined;
         readonly capacity?: { readonly maxTasks: number; readonly reservedForNewCallers?: number } | undefined;
         readonly rate?: { readonly requestsPerSecond: number } | undefined;
+        readonly identity?: 'gateway' | 'caller' | { readonly tokens: Readonly<Record<string, string>> } | undefined;
       }
     | undefined;
 }
@@ -96,7 +99,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
     upstream: env['MCP_TASKS_UPSTREAM_URL']
-      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']), capacity: upstreamCapacityFromEnv(env), rate: upstreamRateFromEnv(env) }
+      ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']), capacity: upstreamCapacityFromEnv(env), rate: upstreamRateFromEnv(env), identity: upstreamIdentityFromEnv(env['MCP_TASKS_UPSTREAM_IDENTITY']) }
       : undefined,
   };
 }
@@ -111,6 +114,21 @@ function upstreamCapacityFromEnv(env: NodeJS.ProcessEnv): { maxTasks: number; re
 function upstreamRateFromEnv(env: NodeJS.ProcessEnv): { requestsPerSecond: number } | undefined {
   const requestsPerSecond = integer(env, 'MCP_TASKS_UPSTREAM_RATE', 1);
   return requestsPerSecond === undefined ? undefined : { requestsPerSecond };
+}
+
+function upstreamIdentityFromEnv(raw: string | undefined): 'gateway' | 'caller' | { tokens: Record<string, string> } | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === 'gateway' || raw === 'caller') return raw;
+  let tokens: unknown;
+  try {
+    tokens = JSON.parse(raw);
+  } catch {
+    tokens = undefined;
+  }
+  if (typeof tokens !== 'object' || tokens === null || Array.isArray(tokens) || !Object.values(tokens).every((token) => typeof token === 'string')) {
+    throw new Error('MCP_TASKS_UPSTREAM_IDENTITY must be gateway, caller, or a JSON object of upstream tokens by subject');
+  }
+  return { tokens: tokens as Record<string, string> };
 }
 
 function upstreamRevision(raw: string | undefined): '2026-07-28' | '2025-11-25' | undefined {

@@ -89,8 +89,8 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
     throw error;
   }
   const httpUpstreams = [
-    ...(config.upstream ? [{ name: 'upstream', url: config.upstream.url, token: config.upstream.token, revision: config.upstream.revision, capacity: config.upstream.capacity, rate: config.upstream.rate, prefix: undefined }] : []),
-    ...(options.upstreams ?? []).flatMap((upstream) => (upstream.url === undefined ? [] : [{ ...upstream, url: upstream.url, capacity: undefined, rate: undefined }])),
+    ...(config.upstream ? [{ name: 'upstream', url: config.upstream.url, token: config.upstream.token, revision: config.upstream.revision, capacity: config.upstream.capacity, rate: config.upstream.rate, identity: config.upstream.identity, prefix: undefined }] : []),
+    ...(options.upstreams ?? []).flatMap((upstream) => (upstream.url === undefined ? [] : [{ ...upstream, url: upstream.url, capacity: undefined, rate: undefined, identity: undefined }])),
   ];
   const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
@@ -154,6 +154,7 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
                 ...(upstream.revision ? { revision: upstream.revision } : {}),
                 ...(upstream.capacity ? { capacity: upstream.capacity } : {}),
                 ...(upstream.rate ? { rate: upstream.rate } : {}),
+                ...(upstream.identity ? { identity: upstream.identity } : {}),
               });
             }),
           }

@@ -7,6 +7,8 @@ export interface OwedUpstreamCancel {
   readonly upstreamTaskId: string;
   /** The upstream session the task belongs to (a stateful 2025-11-25 upstream). */
   readonly session?: string;
+  /** The gateway caller's subject, whose upstream credential made the task when callers are apart upstream (`identity`); absent: the gateway's own. */
+  readonly subject?: string;
   /** Attempts so far, this claim's included. */
   readonly attempts: number;
 }

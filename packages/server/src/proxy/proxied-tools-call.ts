@@ -10,7 +10,7 @@ import type { PendingRelays } from './pending-relays.js';
 import { unwrapUpstreamState, wrapUpstreamState } from './proxy-request-state.js';
 import type { RelayArgs } from './relay-task.js';
 import { upstreamTraceContext } from './trace-context.js';
-import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamTask } from './upstream-client.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
 import { fitsShare, UpstreamCapacityError } from './upstream-share.js';
@@ -54,10 +54,13 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     traceContext: upstreamTraceContext(callerMeta),
     ...retryOf(mount, ctx),
   };
+  const owner = await deps.ownerOf(ctx);
+  // Whose identity the upstream sees: the caller's own when callers stay apart there, else the gateway's.
+  const via = mount.via(owner.subject, ctx.http?.authInfo?.token);
   if (!deps.tasks || !revision.wantsTask(request, ctx)) {
     let outcome: UpstreamCallOutcome;
     try {
-      outcome = await mount.client.callTool(tool.upstream.name, args, base);
+      outcome = await via.client.callTool(tool.upstream.name, args, base);
     } catch (error) {
       // The upstream's tool runs only as a task: the error a local required tool gives this client's revision.
       if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) {
@@ -66,11 +69,10 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
       throw error;
     }
     // A task nobody asked for has nobody to follow it: it is not left running upstream.
-    if (outcome.kind === 'task') await cancelUnfollowed(deps, mount, outcome.task);
+    if (outcome.kind === 'task') await cancelUnfollowed(deps, mount, outcome.task, owner.subject);
     return relayInline(mount, outcome, tool, revision);
   }
 
-  const owner = await deps.ownerOf(ctx);
   const relayArgs: RelayArgs = { upstream: mount.name, tool: tool.upstream.name, arguments: args };
   let reserved: TaskRef;
   let created: Result;
@@ -92,18 +94,22 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
     created = revision.created(record);
   } catch (error) {
     if (!(error instanceof QuotaExceededError || error instanceof RuntimeDrainingError)) throw error;
-    return overQuota(deps, mount, tool, args, base, error, revision);
+    return overQuota(deps, mount, via.client, owner.subject, tool, args, base, error, revision);
   }
 
-  await keepShare(deps, mount, reserved);
+  // A caller that is its own owner upstream meets the upstream's own limits, not a share of the gateway's.
+  if (!via.own) await keepShare(deps, mount, reserved);
 
   let outcome: UpstreamCallOutcome;
   try {
-    outcome = await mount.client.callTool(tool.upstream.name, args, { ...base, tasks: true });
+    outcome = await via.client.callTool(tool.upstream.name, args, { ...base, tasks: true });
   } catch (error) {
     await giveUp(deps, reserved);
     // The upstream's own refusal of the task names the upstream, so that its "this owner" (the gateway) is not read as the caller.
-    if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidRequest) throw new UpstreamRpcError(mount.name, error.code, `Upstream ${mount.name} refused the task: ${error.message}`, error.data);
+    if (error instanceof UpstreamRpcError && error.code === ErrorCode.InvalidRequest) {
+      mount.learnFromRefusal(error.code, error.message, error.data);
+      throw new UpstreamRpcError(mount.name, error.code, `Upstream ${mount.name} refused the task: ${error.message}`, error.data);
+    }
     throw error;
   }
   if (outcome.kind !== 'task') {
@@ -114,7 +120,7 @@ export async function proxiedToolsCall(deps: ProxiedCallDeps, mount: UpstreamMou
   if (!(await deps.pending.journaled(reserved.taskId, JOURNAL_MS))) {
     // The upstream made a task the proxy cannot keep (its row ended, or cannot be written): no
     // upstream task is left behind, and the call is refused.
-    await deps.oweCancel(reserved.taskId, mount, outcome.task).catch(() => undefined);
+    await deps.oweCancel(reserved.taskId, mount, outcome.task, owner.subject).catch(() => undefined);
     await deps.runtime.cancel(reserved).catch(() => undefined);
     throw new JsonRpcError(ErrorCode.InvalidRequest, `Upstream ${mount.name} made a task of ${tool.exposed} that this server could not keep; it was cancelled upstream`);
   }
@@ -146,6 +152,8 @@ async function keepShare(deps: ProxiedCallDeps, mount: UpstreamMount, reserved: 
 async function overQuota(
   deps: ProxiedCallDeps,
   mount: UpstreamMount,
+  client: UpstreamClient,
+  subject: string,
   tool: MountedTool,
   args: JsonObject,
   base: UpstreamCallOptions,
@@ -154,7 +162,7 @@ async function overQuota(
 ): Promise<Result> {
   let outcome: UpstreamCallOutcome;
   try {
-    outcome = await mount.client.callTool(tool.upstream.name, args, base);
+    outcome = await client.callTool(tool.upstream.name, args, base);
   } catch (error) {
     if (error instanceof UpstreamRpcError && error.code === ErrorCode.MissingRequiredClientCapability) {
       throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
@@ -163,7 +171,7 @@ async function overQuota(
   }
   if (outcome.kind === 'task') {
     // The upstream made a task although none was asked for: it cannot be kept within the quota.
-    await cancelUnfollowed(deps, mount, outcome.task);
+    await cancelUnfollowed(deps, mount, outcome.task, subject);
     throw refusal instanceof QuotaExceededError ? refusal : new JsonRpcError(ErrorCode.InvalidRequest, refusal.message);
   }
   return relayInline(mount, outcome, tool, revision);
@@ -208,8 +216,8 @@ async function giveUp(deps: ProxiedCallDeps, reserved: TaskRef): Promise<void> {
 }
 
 /** An upstream task no task of ours mirrors: owed a cancel under a key of its own (each such task is owed once). */
-async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask): Promise<void> {
-  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}:${randomUUID()}`, mount, task).catch((error: unknown) => {
+async function cancelUnfollowed(deps: ProxiedCallDeps, mount: UpstreamMount, task: UpstreamTask, subject: string): Promise<void> {
+  await deps.oweCancel(`unfollowed:${mount.name}:${task.taskId}:${randomUUID()}`, mount, task, subject).catch((error: unknown) => {
     defaultLogger().error({ upstream: mount.name, upstreamTaskId: task.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }

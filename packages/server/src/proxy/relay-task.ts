@@ -1,9 +1,9 @@
 import { defaultLogger, ErrorCode, JsonRpcError, logSafe, TaskCancelledError, type ElicitParams, type JsonObject, type SampleParams, type TaskContext, type TaskStore } from '@mcp-tasks/core';
-import { abortableSleep as sleep } from './abortable-sleep.js';
 import type { PendingRelays } from './pending-relays.js';
 import type { UpstreamClient, UpstreamTask } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 import type { UpstreamMount } from './upstream-mount.js';
+import { WATCH_ABORTED, type UpstreamWatch } from './upstream-watch.js';
 import type { OweUpstreamCancel } from './upstream-proxy.js';
 
 /** What a relay task stores as its arguments: which upstream, which of its tools, with what. */
@@ -75,7 +75,7 @@ export function relayExecute(deps: RelayDeps) {
     } catch (error) {
       // The relay gives up (the upstream answers garbage, asks what cannot be relayed, stays
       // unreachable): the upstream task is not left running for nobody.
-      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await owe(deps, ctx.taskId, mount, journaled);
+      if (error instanceof UpstreamError || error instanceof UpstreamRpcError || error instanceof RelayInputError) await owe(deps, ctx, mount, journaled);
       throw error instanceof RelayInputError ? error.cause : error;
     }
   };
@@ -89,47 +89,39 @@ class RelayInputError extends Error {
 }
 
 /** Owes the upstream the cancel of the journaled task (the upstream may be the reason the relay gave up: it is retried). */
-async function owe(deps: RelayDeps, taskId: string, mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
-  await deps.oweCancel(taskId, mount, upstream).catch((error: unknown) => {
+async function owe(deps: RelayDeps, ctx: TaskContext, mount: UpstreamMount, upstream: JournaledUpstreamTask): Promise<void> {
+  await deps.oweCancel(ctx.taskId, mount, upstream, ctx.owner.subject).catch((error: unknown) => {
     defaultLogger().error({ upstream: mount.name, upstreamTaskId: upstream.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling an upstream task failed');
   });
 }
 
 async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, deps: RelayDeps): Promise<JsonObject> {
-  const client = mount.client;
-  const { taskId: upstreamTaskId, session } = upstream;
+  // As the owner upstream that made the task (the caller's own identity when callers are apart there).
+  const { client, watch } = mount.via(ctx.owner.subject);
+  const { taskId: upstreamTaskId } = upstream;
   const relayed = new Set<string>();
   let lastMessage: string | undefined;
   let unreachable = 0;
   let inputFailure: RelayInputError | undefined;
   const wake = new AbortController();
-  for (;;) {
-    if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
-    if (inputFailure) throw inputFailure;
-    let task: UpstreamTask | undefined;
-    let pollMs = DEFAULT_POLL_MS;
-    let busy = false;
-    try {
-      await mount.pacer.slot(ctx.signal);
-      if (ctx.signal.aborted) return stop(mount, upstream, ctx, deps);
-      task = await client.getTask(upstreamTaskId, session);
-      unreachable = 0;
-    } catch (error) {
-      if (error instanceof UpstreamError && error.busy) {
-        // A busy upstream is alive: every relay of this node leaves it alone for as long as it asks, and that is no failure.
-        busy = true;
-        mount.pacer.busy(error.retryAfterMs!);
-        pollMs = Math.max(pollMs, error.retryAfterMs!);
-      } else {
-        // Unreachable, or an error answer: both may pass, so both are retried (bounded).
-        const retryable = (error instanceof UpstreamError && error.retryable) || error instanceof UpstreamRpcError;
-        if (!retryable || ++unreachable >= MAX_UNREACHABLE_POLLS) throw error;
+  let pollMs = DEFAULT_POLL_MS;
+  try {
+    for (;;) {
+      const state = await nextState(mount, watch, upstream, pollMs, ctx, wake.signal, unreachable);
+      if (ctx.signal.aborted) return await stop(mount, upstream, ctx, deps);
+      if (inputFailure) throw inputFailure;
+      if (state.kind === 'aborted') continue;
+      if (state.kind === 'busy') {
+        pollMs = Math.max(pollMs, state.retryAfterMs);
+        continue;
       }
-    }
-    if (task === undefined && unreachable === 0 && !busy) {
-      throw new UpstreamError(mount.name, `its task ${upstreamTaskId} expired or no longer exists`);
-    }
-    if (task) {
+      if (state.kind === 'failed') {
+        unreachable += 1;
+        continue;
+      }
+      unreachable = 0;
+      const task = state.task;
+      if (task === undefined) throw new UpstreamError(mount.name, `its task ${upstreamTaskId} expired or no longer exists`);
       pollMs = clampPoll(task.pollIntervalMs);
       if (task.statusMessage !== undefined && task.statusMessage !== lastMessage) {
         lastMessage = task.statusMessage;
@@ -161,7 +153,31 @@ async function follow(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx
           break;
       }
     }
-    await sleep(pollMs, AbortSignal.any([ctx.signal, wake.signal]));
+  } finally {
+    watch.forget(upstreamTaskId);
+  }
+}
+
+type NextState = { readonly kind: 'task'; readonly task: UpstreamTask | undefined } | { readonly kind: 'busy'; readonly retryAfterMs: number } | { readonly kind: 'failed' } | { readonly kind: 'aborted' };
+
+/**
+ * The upstream task's next state, from the node's watch of the upstream (its listen stream, or a
+ * poll once `pollMs` passed). A busy upstream is alive: every relay of this node leaves it alone
+ * for as long as it asks, and that is no failure. Unreachable, or an error answer: both may pass,
+ * so both are retried, up to {@link MAX_UNREACHABLE_POLLS} in a row.
+ */
+async function nextState(mount: UpstreamMount, watch: UpstreamWatch, upstream: JournaledUpstreamTask, pollMs: number, ctx: TaskContext, wake: AbortSignal, unreachable: number): Promise<NextState> {
+  try {
+    const outcome = await watch.next(upstream.taskId, upstream.session, pollMs, AbortSignal.any([ctx.signal, wake]));
+    return outcome === WATCH_ABORTED ? { kind: 'aborted' } : { kind: 'task', task: outcome };
+  } catch (error) {
+    if (error instanceof UpstreamError && error.busy) {
+      mount.pacer.busy(error.retryAfterMs!);
+      return { kind: 'busy', retryAfterMs: error.retryAfterMs! };
+    }
+    const retryable = (error instanceof UpstreamError && error.retryable) || error instanceof UpstreamRpcError;
+    if (!retryable || unreachable + 1 >= MAX_UNREACHABLE_POLLS) throw error;
+    return { kind: 'failed' };
   }
 }
 
@@ -206,7 +222,7 @@ class ForwardFailed extends Error {}
  */
 async function stop(mount: UpstreamMount, upstream: JournaledUpstreamTask, ctx: TaskContext, deps: RelayDeps): Promise<never> {
   const own = await deps.store.get({ taskId: ctx.taskId, owner: ctx.owner }).catch(() => undefined);
-  if (own?.status === 'cancelled') await owe(deps, ctx.taskId, mount, upstream);
+  if (own?.status === 'cancelled') await owe(deps, ctx, mount, upstream);
   throw new TaskCancelledError();
 }
 

@@ -1,4 +1,5 @@
 import { ErrorCode, type JsonObject } from '@mcp-tasks/core';
+import { busyAwareFetch } from './busy-aware-fetch.js';
 import { SideChannelInputs } from './side-channel-inputs.js';
 import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './upstream-client.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
@@ -244,6 +245,7 @@ export class StreamableHttp2025Client implements UpstreamClient {
       client.setRequestHandler(types.CreateMessageRequestSchema, held('sampling/createMessage'));
       client.setRequestHandler(types.ListRootsRequestSchema, held('roots/list'));
       const transport = new StreamableHTTPClientTransport(new URL(url), {
+        fetch: busyAwareFetch(name),
         ...(token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
         ...(session === undefined ? {} : { sessionId: session }),
       });
@@ -251,6 +253,8 @@ export class StreamableHttp2025Client implements UpstreamClient {
       return { client, types, session: transport.sessionId };
     } catch (error) {
       this.#forget(session);
+      // A busy upstream is alive: whoever asked stands back for its Retry-After.
+      if (error instanceof UpstreamError && error.busy) throw error;
       if (error instanceof Error && /Cannot find (module|package)/.test(error.message)) {
         throw new UpstreamError(name, 'a 2025-11-25 upstream needs the @modelcontextprotocol/sdk package installed');
       }

@@ -1,7 +1,8 @@
 import { ErrorCode, type JsonObject } from '@mcp-tasks/core';
 import { TASKS_EXTENSION } from '../capability/tasks-extension.js';
-import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTool } from './upstream-client.js';
+import type { UpstreamCallOptions, UpstreamCallOutcome, UpstreamClient, UpstreamTask, UpstreamTaskListener, UpstreamTool } from './upstream-client.js';
 import { retryAfterMs } from './retry-after.js';
+import { readListenStream } from './upstream-listen-stream.js';
 import { UpstreamError, UpstreamRpcError } from './upstream-error.js';
 
 const REVISION = '2026-07-28';
@@ -109,6 +110,51 @@ export class StreamableHttp2026Client implements UpstreamClient {
     await this.#request('tasks/cancel', { taskId }, { tasks: true });
   }
 
+  /**
+   * Follows many tasks on one `subscriptions/listen` stream (the extension's `notifications/tasks`):
+   * resolves when the stream ends or `signal` aborts. Only the connection has the request's
+   * deadline; the stream lives until either side ends it (or it goes quiet for a minute).
+   */
+  async listenTasks(taskIds: readonly string[], events: UpstreamTaskListener, signal: AbortSignal): Promise<void> {
+    const { name, url, timeoutMs = 30_000 } = this.#options;
+    const { id, body, headers } = this.#prepare('subscriptions/listen', { notifications: { taskIds: [...taskIds] } }, { tasks: true });
+    const abort = new AbortController();
+    const stop = () => abort.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const connecting = setTimeout(stop, timeoutMs);
+    try {
+      let response: Response;
+      try {
+        response = await fetch(url, { method: 'POST', headers, body, signal: abort.signal });
+      } catch {
+        if (signal.aborted) return;
+        throw new UpstreamError(name, abort.signal.aborted ? `subscriptions/listen did not answer within ${timeoutMs} ms` : 'subscriptions/listen could not reach the upstream');
+      } finally {
+        clearTimeout(connecting);
+      }
+      if (response.status === 429 || response.status === 503) {
+        await response.body?.cancel().catch(() => undefined);
+        const waitMs = retryAfterMs(response.headers.get('retry-after'));
+        throw new UpstreamError(name, `subscriptions/listen was refused for the upstream's capacity (HTTP ${response.status}); it asks to wait ${waitMs} ms`, { retryAfterMs: waitMs });
+      }
+      const maxBytes = this.#options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+      await readListenStream(name, response, id, maxBytes, {
+        onAcknowledged: (agreed) => events.onAcknowledged(agreed),
+        onTask: (raw) => {
+          let task: UpstreamTask;
+          try {
+            task = this.#task(raw);
+          } catch {
+            return; // A frame that is not a task is skipped; the task's next poll reads it.
+          }
+          events.onTask(task);
+        },
+      }, abort);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
   #task(result: JsonObject): UpstreamTask {
     const { taskId, status } = result;
     if (typeof taskId !== 'string' || typeof status !== 'string' || !TASK_STATUSES.has(status)) throw this.#garbage('a task has no taskId or a status it does not define');
@@ -126,34 +172,8 @@ export class StreamableHttp2026Client implements UpstreamClient {
   }
 
   async #request(method: string, params: JsonObject, options: Pick<UpstreamCallOptions, 'tasks' | 'clientCapabilities' | 'traceContext'>): Promise<JsonObject> {
-    const { name, url, token, timeoutMs = 30_000, clientInfo = { name: 'mcp-tasks-proxy', version: '0.1.0' } } = this.#options;
-    const capabilities: JsonObject = { ...(options.clientCapabilities ?? {}) };
-    delete capabilities['extensions'];
-    if (options.tasks) capabilities['extensions'] = { [TASKS_EXTENSION]: {} };
-    const id = this.#nextId++;
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          ...(options.traceContext ?? {}),
-          'io.modelcontextprotocol/protocolVersion': REVISION,
-          'io.modelcontextprotocol/clientInfo': clientInfo,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    });
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': REVISION,
-      'mcp-method': method,
-    };
-    const routed = method === 'tools/call' ? params['name'] : method.startsWith('tasks/') ? params['taskId'] : undefined;
-    if (typeof routed === 'string') headers['mcp-name'] = routed;
-    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    const { name, url, timeoutMs = 30_000 } = this.#options;
+    const { id, body, headers } = this.#prepare(method, params, options);
     let text: string;
     let contentType: string;
     let status: number;
@@ -185,6 +205,39 @@ export class StreamableHttp2026Client implements UpstreamClient {
     }
     if (!isObject(message['result'])) throw this.#garbage(`${method} answered no result`);
     return message['result'];
+  }
+
+  /** A request's id, body and headers: the `_meta` envelope, the routing headers, the gateway's credential. */
+  #prepare(method: string, params: JsonObject, options: Pick<UpstreamCallOptions, 'tasks' | 'clientCapabilities' | 'traceContext'>): { id: number; body: string; headers: Record<string, string> } {
+    const { token, clientInfo = { name: 'mcp-tasks-proxy', version: '0.1.0' } } = this.#options;
+    const capabilities: JsonObject = { ...(options.clientCapabilities ?? {}) };
+    delete capabilities['extensions'];
+    if (options.tasks) capabilities['extensions'] = { [TASKS_EXTENSION]: {} };
+    const id = this.#nextId++;
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          ...(options.traceContext ?? {}),
+          'io.modelcontextprotocol/protocolVersion': REVISION,
+          'io.modelcontextprotocol/clientInfo': clientInfo,
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': REVISION,
+      'mcp-method': method,
+    };
+    const routed = method === 'tools/call' ? params['name'] : method.startsWith('tasks/') ? params['taskId'] : undefined;
+    if (typeof routed === 'string') headers['mcp-name'] = routed;
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    return { id, body, headers };
   }
 
   #garbage(what: string): UpstreamError {

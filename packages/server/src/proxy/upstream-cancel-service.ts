@@ -141,7 +141,8 @@ export class UpstreamCancelService {
   /** Tries one cancel; the upstream's `Retry-After` when it is busy. */
   async #attempt(mount: UpstreamMount, cancel: OwedUpstreamCancel): Promise<number | undefined> {
     try {
-      await mount.client.cancelTask(cancel.upstreamTaskId, cancel.session);
+      // As the owner upstream that made the task: the caller's own identity when callers are apart there.
+      await mount.via(cancel.subject).client.cancelTask(cancel.upstreamTaskId, cancel.session);
       await this.#settled(cancel, 'acknowledged');
       return undefined;
     } catch (error) {

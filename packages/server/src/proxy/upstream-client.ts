@@ -49,6 +49,14 @@ export interface UpstreamCallOptions {
   readonly requestState?: string;
 }
 
+/** What a task listen stream reports ({@link UpstreamClient.listenTasks}). */
+export interface UpstreamTaskListener {
+  /** The upstream agreed to follow these of the tasks asked for. */
+  onAcknowledged(taskIds: readonly string[]): void;
+  /** A followed task's current state, as `tasks/get` would answer it. */
+  onTask(task: UpstreamTask): void;
+}
+
 /**
  * One upstream MCP server as the proxy talks to it: one implementation per protocol revision
  * (2026-07-28 with the tasks extension; 2025-11-25 with its tasks). Every method rejects with an
@@ -64,4 +72,11 @@ export interface UpstreamClient {
   /** Forwards answers to outstanding input requests, keys unchanged. */
   updateTask(taskId: string, inputResponses: JsonObject, session?: string): Promise<void>;
   cancelTask(taskId: string, session?: string): Promise<void>;
+  /**
+   * Follows many tasks on one stream (2026-07-28: `subscriptions/listen` with `taskIds`), for an
+   * upstream that offers it: resolves when the stream ends or `signal` aborts; rejects with an
+   * {@link UpstreamRpcError} (or a non-retryable {@link UpstreamError}) when the upstream does
+   * not offer it. Absent: the relays poll `getTask`.
+   */
+  listenTasks?(taskIds: readonly string[], listener: UpstreamTaskListener, signal: AbortSignal): Promise<void>;
 }

@@ -5,6 +5,9 @@ import { StreamableHttp2026Client } from './streamable-http-2026.js';
 import type { UpstreamClient, UpstreamTool } from './upstream-client.js';
 import { UpstreamError } from './upstream-error.js';
 import { UpstreamPacer, type UpstreamRateOptions } from './upstream-pacer.js';
+import { UpstreamWatch, type UpstreamWatchOptions } from './upstream-watch.js';
+import { UpstreamIdentityResolver, type UpstreamIdentity } from './upstream-identity.js';
+import { learnedCapacity, quotaOfRefusal } from './learned-capacity.js';
 import { upstreamCapacity, type UpstreamCapacity, type UpstreamCapacityOptions } from './upstream-share.js';
 
 /** Options of {@link proxyUpstream}. */
@@ -41,11 +44,21 @@ export interface ProxyUpstreamOptions {
   readonly capacity?: UpstreamCapacityOptions;
   /** The upstream's rate for the gateway's credential, and the share of it one node's relays may use (their polls spaced evenly). Absent: relays poll at the upstream's `pollIntervalMs` unpaced. */
   readonly rate?: UpstreamRateOptions;
+  /**
+   * How this node follows the upstream tasks it relays: one `subscriptions/listen` stream for all
+   * of them where the upstream offers it (`listen`, default true), else polls at the upstream's
+   * `pollIntervalMs`, spread and paced.
+   */
+  readonly follow?: UpstreamWatchOptions;
+  /** Whose identity the upstream sees for each caller (see {@link UpstreamIdentity}). Default `'gateway'`. */
+  readonly identity?: UpstreamIdentity;
   /** A client of its own, instead of the one built from `url` and `revision`. */
   readonly client?: UpstreamClient;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Callers' own upstream credentials with a client kept at once (each may hold a listen stream). */
+const MAX_IDENTITIES = 256;
 /** The default bound of one tool's schemas: every caller's `tools/list` carries them. */
 const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 const DEFAULT_MAX_TOOL_LIST_BYTES = 2 * 1024 * 1024;
@@ -59,8 +72,17 @@ export class UpstreamMount {
   readonly client: UpstreamClient;
   /** Paces the relays of this node towards it. */
   readonly pacer: UpstreamPacer;
+  /** Follows the upstream tasks this node relays (listen streams, else spread polls). */
+  readonly watch: UpstreamWatch;
   /** What the gateway may hold of it, when configured. */
-  readonly capacity: UpstreamCapacity | undefined;
+  readonly #configuredCapacity: UpstreamCapacity | undefined;
+  /** What the upstream said the gateway may hold (its quota in a refusal), when not configured. */
+  #learnedCapacity: UpstreamCapacity | undefined;
+  readonly #identity: UpstreamIdentityResolver;
+  /** The clients (and their watches) of callers' own upstream credentials, by token; the least recently used dropped first. */
+  readonly #identities = new Map<string, { readonly client: UpstreamClient; readonly watch: UpstreamWatch }>();
+  readonly #connect: (token: string) => UpstreamClient;
+  readonly #follow: UpstreamWatchOptions | undefined;
   readonly #rename: (tool: string) => string;
   readonly #filter: (tool: UpstreamTool) => boolean;
   readonly #ttlMs: number;
@@ -82,15 +104,74 @@ export class UpstreamMount {
       ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
       ...(options.maxTools === undefined ? {} : { maxTools: options.maxTools }),
     };
-    this.client = options.client ?? (options.revision === '2025-11-25' ? new StreamableHttp2025Client(connection) : new StreamableHttp2026Client(connection));
+    const connect = (token: string | undefined): UpstreamClient => {
+      const withToken = { ...connection, ...(token === undefined ? {} : { token }) };
+      return options.revision === '2025-11-25' ? new StreamableHttp2025Client(withToken) : new StreamableHttp2026Client(withToken);
+    };
+    this.client = options.client ?? connect(options.token);
+    this.#identity = new UpstreamIdentityResolver(options.name, options.identity);
+    if (options.client && this.#identity.separates) throw new TypeError(`proxyUpstream(${options.name}): identity needs url (a client of its own carries one credential)`);
+    this.#connect = connect;
+    this.#follow = options.follow;
     this.#rename = options.rename ?? ((tool) => `${options.name}_${tool}`);
     this.#filter = options.filter ?? (() => true);
     this.#ttlMs = options.toolsTtlMs ?? 60_000;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
     this.#maxListBytes = options.maxToolListBytes ?? DEFAULT_MAX_TOOL_LIST_BYTES;
     this.pacer = new UpstreamPacer(options.name, options.rate);
-    this.capacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
+    this.watch = new UpstreamWatch(options.name, this.client, this.pacer, options.follow);
+    this.#configuredCapacity = options.capacity === undefined ? undefined : upstreamCapacity(options.name, options.capacity);
     if (!(Number.isSafeInteger(this.#ttlMs) && this.#ttlMs > 0)) throw new RangeError(`proxyUpstream(${options.name}): toolsTtlMs must be a positive integer`);
+  }
+
+  /**
+   * The client (and the watch of its relayed tasks) that acts upstream for the caller `subject`:
+   * the caller's own credential when callers are apart upstream (`identity`) and one is known,
+   * else the gateway's own. `callerToken`: the bearer token of the request at hand.
+   */
+  via(subject: string | undefined, callerToken?: string): { readonly client: UpstreamClient; readonly watch: UpstreamWatch; readonly own: boolean } {
+    const token = this.#identity.tokenOf(subject, callerToken);
+    if (token === undefined) return { client: this.client, watch: this.watch, own: false };
+    let identity = this.#identities.get(token);
+    if (identity) {
+      this.#identities.delete(token);
+    } else {
+      const client = this.#connect(token);
+      identity = { client, watch: new UpstreamWatch(this.name, client, this.pacer, this.#follow) };
+      if (this.#identities.size >= MAX_IDENTITIES) {
+        const [oldest, dropped] = this.#identities.entries().next().value as [string, { watch: UpstreamWatch }];
+        this.#identities.delete(oldest);
+        dropped.watch.stop();
+      }
+    }
+    this.#identities.set(token, identity);
+    return { ...identity, own: true };
+  }
+
+  /** Stops following relayed tasks on every identity's streams. */
+  stopWatching(): void {
+    this.watch.stop();
+    for (const identity of this.#identities.values()) identity.watch.stop();
+  }
+
+  /**
+   * What the gateway may hold of it: the configured `capacity`, else what the upstream itself
+   * said (the quota in its refusal of a task), shared by the same fairness rule.
+   */
+  get capacity(): UpstreamCapacity | undefined {
+    return this.#configuredCapacity ?? this.#learnedCapacity;
+  }
+
+  /**
+   * The upstream refused a task (-32600): when it says how many tasks the gateway may hold, that
+   * becomes the capacity shared between callers from now on (unless one is configured).
+   */
+  learnFromRefusal(code: number, message: string, data: unknown): void {
+    if (this.#configuredCapacity) return;
+    const quota = quotaOfRefusal(code, message, data);
+    if (quota === undefined || quota === this.#learnedCapacity?.maxTasks) return;
+    this.#learnedCapacity = learnedCapacity(quota);
+    defaultLogger().info({ upstream: this.name, maxTasks: quota }, 'the upstream told its task quota; it is shared between callers from now on');
   }
 
   /** Calls `listener` with the tools each time a list is fetched (the relay registers their names for claiming). */

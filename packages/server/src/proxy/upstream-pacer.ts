@@ -15,6 +15,11 @@ export interface UpstreamRateOptions {
  */
 export class UpstreamPacer {
   readonly #intervalMs: number;
+  /** The spacing learnt from the upstream's 429s when no rate is configured (0: none learnt). */
+  #learntMs = 0;
+  #learntAt = 0;
+  /** When the relays' last requests were let through (the last second's, to learn a rate from). */
+  readonly #recent: number[] = [];
   #next = 0;
   #busyUntil = 0;
 
@@ -33,12 +38,38 @@ export class UpstreamPacer {
   async slot(signal: AbortSignal): Promise<void> {
     const now = Date.now();
     const at = Math.max(now, this.#busyUntil, this.#next);
-    this.#next = at + this.#intervalMs;
+    this.#next = at + Math.max(this.#intervalMs, this.#learnt(now));
+    this.#recent.push(at);
+    while (this.#recent.length > 0 && this.#recent[0]! < at - 1_000) this.#recent.shift();
+    if (this.#recent.length > 10_000) this.#recent.shift();
     if (at > now) await sleep(at - now, signal);
   }
 
-  /** The upstream said it is busy: no relay of this node sends it anything for `ms`. */
+  /** The spacing the relays must keep, learnt from the upstream: half the rate it refused at. */
+  get intervalMs(): number {
+    return Math.max(this.#intervalMs, this.#learnt(Date.now()));
+  }
+
+  /**
+   * The upstream said it is busy: no relay of this node sends it anything for `ms`, and, unless a
+   * rate is configured, the relays keep to half the rate they had reached when it refused
+   * (relaxed by half every minute without another refusal).
+   */
   busy(ms: number): void {
-    this.#busyUntil = Math.max(this.#busyUntil, Date.now() + ms);
+    const now = Date.now();
+    this.#busyUntil = Math.max(this.#busyUntil, now + ms);
+    if (this.#intervalMs > 0) return;
+    const perSecond = this.#recent.filter((at) => at >= now - 1_000).length;
+    const spacing = perSecond > 0 ? Math.min(1_000, 2_000 / perSecond) : this.#learnt(now);
+    this.#learntMs = Math.max(this.#learnt(now), spacing);
+    this.#learntAt = now;
+  }
+
+  #learnt(now: number): number {
+    if (this.#learntMs === 0) return 0;
+    const halvings = Math.floor((now - this.#learntAt) / 60_000);
+    if (halvings === 0) return this.#learntMs;
+    const relaxed = this.#learntMs / 2 ** halvings;
+    return relaxed < 1 ? 0 : relaxed;
   }
 }

@@ -12,8 +12,11 @@ import { MemoryUpstreamCancelLedger } from './memory-upstream-cancel-ledger.js';
 import { UpstreamCancelService, type UpstreamCancelServiceConfig } from './upstream-cancel-service.js';
 import type { UpstreamTask } from './upstream-client.js';
 
-/** How a proxy owes an upstream a cancel: `taskId` is the gateway's own task (or a key of its own for a task none mirrors). */
-export type OweUpstreamCancel = (taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>) => Promise<void>;
+/**
+ * How a proxy owes an upstream a cancel: `taskId` is the gateway's own task (or a key of its own
+ * for a task none mirrors); `subject`: the gateway caller whose upstream identity made the task.
+ */
+export type OweUpstreamCancel = (taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>, subject?: string) => Promise<void>;
 
 /**
  * The upstreams one handler mounts: their tools for `tools/list`, their calls, and the relay
@@ -49,7 +52,7 @@ export class UpstreamProxy {
     this.#ledger = runtime.store.upstreamCancels ?? new MemoryUpstreamCancelLedger();
     this.#cancels = new UpstreamCancelService(this.#ledger, byName, cancels);
     this.#cancels.start();
-    this.#owe = (taskId, mount, task) => this.#oweCancel(taskId, mount, task);
+    this.#owe = (taskId, mount, task, subject) => this.#oweCancel(taskId, mount, task, subject);
     this.#execute = relayExecute({ mounts: byName, pending: this.#pending, store: runtime.store, oweCancel: this.#owe }) as never;
     for (const mount of mounts) {
       mount.onTools((tools) => {
@@ -136,7 +139,7 @@ export class UpstreamProxy {
       if (!record || record.status !== 'cancelled' || !mount) return;
       const step = (await this.#store.steps(ref, { results: true })).find((entry) => entry.name === UPSTREAM_TASK_STEP);
       const journaled = step?.result as Partial<JournaledUpstreamTask> | undefined;
-      if (typeof journaled?.taskId === 'string') await this.#owe(ref.taskId, mount, { taskId: journaled.taskId, ...(typeof journaled.session === 'string' ? { session: journaled.session } : {}) });
+      if (typeof journaled?.taskId === 'string') await this.#owe(ref.taskId, mount, { taskId: journaled.taskId, ...(typeof journaled.session === 'string' ? { session: journaled.session } : {}) }, record.owner.subject);
     } catch (error) {
       defaultLogger().error({ taskId: ref.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'cancelling the upstream task failed');
     }
@@ -146,12 +149,18 @@ export class UpstreamProxy {
    * Records the cancel as owed and wakes the delivery: it is tried at once and again, from any
    * node, until the upstream acknowledges it. A ledger that cannot be written gets one direct try.
    */
-  async #oweCancel(taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>): Promise<void> {
+  async #oweCancel(taskId: string, mount: UpstreamMount, task: Pick<UpstreamTask, 'taskId' | 'session'>, subject: string | undefined): Promise<void> {
     try {
-      await this.#ledger.owe({ taskId, upstream: mount.name, upstreamTaskId: task.taskId, ...(task.session === undefined ? {} : { session: task.session }) });
+      await this.#ledger.owe({
+        taskId,
+        upstream: mount.name,
+        upstreamTaskId: task.taskId,
+        ...(task.session === undefined ? {} : { session: task.session }),
+        ...(subject === undefined ? {} : { subject }),
+      });
     } catch (error) {
       defaultLogger().error({ upstream: mount.name, upstreamTaskId: task.taskId, err: logSafe(error instanceof Error ? error.message : error) }, 'the upstream cancel could not be recorded, trying it once');
-      await mount.client.cancelTask(task.taskId, task.session).catch(() => undefined);
+      await mount.via(subject).client.cancelTask(task.taskId, task.session).catch(() => undefined);
       return;
     }
     this.#cancels.wake();
@@ -160,6 +169,7 @@ export class UpstreamProxy {
   /** Stops fetching tool lists and delivering owed cancels in the background (cancels still owed stay in the ledger). */
   stop(): void {
     for (const warmUp of this.#warmUps) warmUp.stop();
+    for (const mount of this.#mounts.values()) mount.stopWatching();
     void this.#cancels.stop();
   }
 }
