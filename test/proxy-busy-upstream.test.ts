@@ -274,7 +274,8 @@ describe('a gateway in front of an upstream with a long tool list, and one told 
     t.diagnostic(`the relays polled ${perSecond.toFixed(1)} times a second`);
     // Unpaced, 30 relays at the upstream's pollIntervalMs of 1 s poll 30 times a second.
     assert.ok(perSecond <= 11, `the relays polled ${perSecond.toFixed(1)} times a second`);
-    assert.ok(perSecond >= 5, `the relays still poll (${perSecond.toFixed(1)} a second)`);
+    // No lower bound: the relays follow this upstream (a node of ours) on one listen stream now,
+    // and poll only what the stream does not carry (test/proxy-upstream-listen.test.ts).
     await Promise.all(ids.map((taskId) => rpc(pacedGateway.url, 'tasks/cancel', { taskId })));
   });
 });

@@ -248,7 +248,10 @@ export class UpstreamWatch {
   }
 }
 
-/** A poll interval spread by ±10 %, so relays that started together do not poll together. */
+/**
+ * A poll interval spread over +0–20 %, so relays that started together do not poll together;
+ * never shorter than the upstream's `pollIntervalMs`, which a client must not poll faster than.
+ */
 function jittered(ms: number): number {
-  return Math.round(ms * (0.9 + Math.random() * 0.2));
+  return Math.ceil(ms * (1 + Math.random() * 0.2));
 }
