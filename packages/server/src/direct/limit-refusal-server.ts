@@ -1,11 +1,11 @@
 import { ownerKey } from '@mcp-tasks/core';
-import { checkRequestBody } from '../handlers/check-request-body.js';
+import { checkRequestBody } from '../front/check-request-body.js';
 import { heldLimitRefusal } from '../limits/limit-refusal.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
 import type { RefusalHold } from '../limits/refusal-hold.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import type { DirectRequest, DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 
 /** What {@link limitRefusalServer} needs: the limits and the owner of the SDK path's listen edge. */

@@ -13,7 +13,7 @@ import type { RefusalHold } from '../limits/refusal-hold.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { fromWebResponse, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
@@ -119,12 +119,4 @@ function contextOf(fast: FastTaskRequest, authInfo: DirectRequest['authInfo']): 
 /** The SDK's answer when its pre-dispatch scope challenge throws. */
 function internalServerError(fast: FastTaskRequest): DirectResponse {
   return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: fast.id }) };
-}
-
-async function fromWebResponse(response: Response): Promise<DirectResponse> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return { status: response.status, headers, body: await response.text() };
 }

@@ -12,7 +12,7 @@ import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { taskExecute } from '../tool/task-execute.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import type { DirectRequest, DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastToolCall, type FastToolCall } from './fast-tool-call.js';

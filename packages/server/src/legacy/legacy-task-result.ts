@@ -4,7 +4,7 @@ import { readTaskId } from '../handlers/read-task-id.js';
 import { limitNameOf } from '../limits/limit-refusal.js';
 import { limitResponse } from '../limits/limit-response.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
-import { contentLengthOf } from '../limits/content-length.js';
+import { contentLengthOf } from '../exchange/content-length.js';
 import { heldRefusal } from '../limits/refusal-hold.js';
 import { KEEPALIVE_FRAME, messageFrame, SSE_HEADERS } from '../listen/sse.js';
 import { atTokenExpiry } from '../listen/token-expiry.js';

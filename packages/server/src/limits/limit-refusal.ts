@@ -1,6 +1,6 @@
 import { InFlightLimitError, LimitReachedError, NodeSaturatedError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
-import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../direct/direct-exchange.js';
+import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { heldRefusal, type RefusalHold } from './refusal-hold.js';
 
 /**

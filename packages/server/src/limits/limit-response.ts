@@ -1,6 +1,6 @@
 import type { JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
-import { toWebResponse } from '../direct/direct-exchange.js';
+import { toWebResponse } from '../exchange/direct-exchange.js';
 import { limitRefusal } from './limit-refusal.js';
 
 /** {@link limitRefusal} as a WHATWG `Response`, for the SDK path. */

@@ -1,5 +1,5 @@
 import { isWellFormedTaskId, JsonRpcError, ownerKey, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
-import { parsedBodyOf } from '../handlers/parsed-body.js';
+import { parsedBodyOf } from '../exchange/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
@@ -10,7 +10,7 @@ import { limitResponse } from '../limits/limit-response.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
-import { contentLengthOf } from '../limits/content-length.js';
+import { contentLengthOf } from '../exchange/content-length.js';
 import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
 import { atTokenExpiry } from './token-expiry.js';
