@@ -28,6 +28,7 @@ import type { AdmissionOptions } from './limits/node-admission.js';
 import type { InFlightOptions } from './limits/owner-in-flight-cap.js';
 import type { RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { RequestLimits } from './limits/request-limits.js';
+import { Admission } from './limits/admission.js';
 import type { ToolRunOptions } from './limits/tool-run-limits.js';
 import { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
@@ -220,6 +221,8 @@ export class McpTasks {
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #resultStreamCaps: ListenStreamCaps | undefined;
   readonly #refusalHold: RefusalHold;
+  /** The one admission of every request of this instance's handlers, on either lane. */
+  readonly #admission: Admission;
   readonly #mistakes: ClientMistakeLog;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
@@ -250,6 +253,7 @@ export class McpTasks {
       maxTasksPerOwner: this.runtime.maxPerPrincipal,
       meterProvider: runtimeOptions.telemetry?.meterProvider,
     });
+    this.#admission = new Admission(this.#limits, this.#refusalHold);
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
     this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
@@ -314,8 +318,7 @@ export class McpTasks {
           serverName: name,
           serverInfo: { name, version },
           tracer: this.#tracer,
-          limits: this.#limits,
-          refusalHold: this.#refusalHold,
+          admission: this.#admission,
           onerror,
           ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
         })
@@ -331,13 +334,12 @@ export class McpTasks {
             tracer: this.#tracer,
             tools: prepared.byName,
             maxArgumentBytes: this.#maxArgumentBytes,
-            limits: this.#limits,
-            refusalHold: this.#refusalHold,
+            admission: this.#admission,
           })
         : undefined;
     // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
     const serveRefusals = direct
-      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, limits: this.#limits, refusalHold: this.#refusalHold })
+      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, admission: this.#admission })
       : undefined;
     const servers = [serveTasks, serveTools, serveRefusals].filter((serve): serve is DirectServe => serve !== undefined);
     const fast: DirectServe | undefined =
