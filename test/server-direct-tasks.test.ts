@@ -16,6 +16,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import * as z from 'zod';
 import { limitRefusalServer } from '../packages/server/src/direct/limit-refusal-server.js';
+import { Admission } from '../packages/server/src/limits/admission.js';
 import { requestBody, requestHeaders } from './server-raw-client.js';
 import { assertReplyConforms } from './support/ext-tasks-schema.js';
 import { createTestDatabase, type TestDatabase } from './support/database.js';
@@ -530,7 +531,7 @@ describe('the direct tasks path answers as the SDK path does', { timeout: 120_00
         maxTasksPerOwner: 100,
       });
     const [directLimits, edgeLimits] = [limitsOf(), limitsOf()];
-    const refusals = limitRefusalServer({ resolveOwner, serverName, limits: directLimits });
+    const refusals = limitRefusalServer({ resolveOwner, serverName, admission: new Admission(directLimits, undefined) });
     const edge = withTaskListen(sdk, { runtime: tasks.runtime, ownerOf: async (authInfo, request) => resolveOwner({ authInfo, request, serverName }), limits: edgeLimits });
     // One request of Bob's under way on each (a free slot is given at once).
     const leaveDirect = directLimits.inFlight!.enter(bob) as () => void;

@@ -1,7 +1,8 @@
-// Scenario 8, the request path beside its ceiling: one demo node and a bare server
-// (bench/support/bare-tasks-get-server.mjs: node:http + pg, one SELECT by primary key with the
-// owner and expiry filters) answer the same `tasks/get` load from the same client, taking turns
-// within each round, so the ratio holds however the machine's speed drifts. Then one node end to
+// Scenario 8, the request path beside its ceiling: one demo node, a README-style library host
+// (bench/support/readme-host.mjs: defineTool, McpTasks.handler, createServer(handler.node)) and a
+// bare server (bench/support/bare-tasks-get-server.mjs: node:http + pg, one SELECT by primary key
+// with the owner and expiry filters) answer the same `tasks/get` load from the same client, taking
+// turns within each round, so the ratio holds however the machine's speed drifts. Then one node end to
 // end (tools/call, then tasks/get until completed) with the node's own CPU time per task.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,16 +22,22 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
   // Two more nodes for the cluster round: the three share the machine's CPUs with the one.
   const peers: DemoNode[] = [];
   let bare: DemoNode | undefined;
+  let readme: DemoNode | undefined;
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   try {
     const taskIds = await seedCompletedTasks(node.url, context.quick ? 20 : SEEDED_TASKS);
     const ownerKey = (await admin.query<{ owner_key: string }>('SELECT owner_key FROM mcp_tasks.tasks WHERE id = $1', [taskIds[0]])).rows[0]!.owner_key;
     bare = await startBareServer(context.root, context.databaseUrl, ownerKey);
+    readme = await startReadmeHost(context.root, context.databaseUrl);
+    // Its tasks are its own owner's (its server name is not the demo's): it reads tasks it made.
+    const readmeTaskIds = await seedCompletedTasks(readme.url, context.quick ? 20 : SEEDED_TASKS);
+    await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, async (worker) => void (await rpc(readme!.url, 'tasks/get', { taskId: readmeTaskIds[worker % readmeTaskIds.length]! })));
     const reads = (url: string) => async (worker: number) => void (await rpc(url, 'tasks/get', { taskId: taskIds[worker % taskIds.length]! }));
     // Warm-up: JIT, connections, the plan cache.
     for (const url of [node.url, bare.url]) await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, reads(url));
 
     const series = { nodeRate: [] as number[], bareRate: [] as number[], rateRatio: [] as number[], nodeP50: [] as number[], bareP50: [] as number[] };
+    const library = { rate: [] as number[], ofNode: [] as number[], ofBare: [] as number[] };
     const halfLoad = { nodeP50: [] as number[], bareP50: [] as number[], ratio: [] as number[] };
     const endToEnd = { rate: [] as number[], ratio: [] as number[], cpuMs: [] as number[] };
     const cluster = { rate: [] as number[], ratio: [] as number[] };
@@ -40,6 +47,10 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     for (let run = 0; run < context.runs; run += 1) {
       const nodeRound = await saturate(node.url, taskIds, durationMs);
       const bareRound = await saturate(bare.url, taskIds, durationMs);
+      const readmeRound = await saturate(readme.url, readmeTaskIds, durationMs);
+      library.rate.push(readmeRound.rate);
+      library.ofNode.push(readmeRound.rate / nodeRound.rate);
+      library.ofBare.push(readmeRound.rate / bareRound.rate);
       series.nodeRate.push(nodeRound.rate);
       series.bareRate.push(bareRound.rate);
       series.rateRatio.push(nodeRound.rate / bareRound.rate);
@@ -74,7 +85,8 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       cluster.rate.push(clusterRate);
       cluster.ratio.push(clusterRate / tasksPerS);
       context.log(
-        `  run ${run + 1}: tasks/get node ${nodeRound.rate.toFixed(0)}/s vs bare ${bareRound.rate.toFixed(0)}/s (${series.rateRatio.at(-1)!.toFixed(2)}×); ` +
+        `  run ${run + 1}: tasks/get node ${nodeRound.rate.toFixed(0)}/s vs bare ${bareRound.rate.toFixed(0)}/s (${series.rateRatio.at(-1)!.toFixed(2)}×), ` +
+          `README host ${readmeRound.rate.toFixed(0)}/s (${library.ofNode.at(-1)!.toFixed(2)}× node, ${library.ofBare.at(-1)!.toFixed(2)}× bare); ` +
           `p50 at ${rate}/s node ${nodeProbe.toFixed(1)} ms vs bare ${bareProbe.toFixed(1)} ms; end to end ${tasksPerS.toFixed(0)} tasks/s, ${endToEnd.cpuMs.at(-1)!.toFixed(2)} ms CPU/task; ` +
           `three nodes ${clusterRate.toFixed(0)} tasks/s (${cluster.ratio.at(-1)!.toFixed(2)}× one)`,
       );
@@ -84,6 +96,9 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       { name: 'tasks/get: node ÷ bare server, round by round', unit: '×', values: series.rateRatio, target: atLeast(0.5), digits: 2 },
       { name: 'tasks/get throughput, node', unit: 'req/s', values: series.nodeRate, digits: 0 },
       { name: 'tasks/get throughput, bare server (ceiling)', unit: 'req/s', values: series.bareRate, digits: 0 },
+      { name: 'tasks/get: README host (createServer(handler.node)) ÷ node, round by round', unit: '×', values: library.ofNode, target: atLeast(0.9), digits: 2 },
+      { name: 'tasks/get: README host ÷ bare server, round by round', unit: '×', values: library.ofBare, target: atLeast(0.6), digits: 2 },
+      { name: 'tasks/get throughput, README host', unit: 'req/s', values: library.rate, digits: 0 },
       { name: 'tasks/get p50 at saturation, node', unit: 'ms', values: series.nodeP50, digits: 1 },
       { name: 'tasks/get p50 at saturation, bare server', unit: 'ms', values: series.bareP50, digits: 1 },
       { name: 'tasks/get p50 at half the node\'s saturation: node ÷ bare', unit: '×', values: halfLoad.ratio, target: atMost(2), digits: 2 },
@@ -97,13 +112,14 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     ];
     return {
       number: 8,
-      title: 'The request path beside its ceiling: one node and a bare server',
+      title: 'The request path beside its ceiling: one node, a README-style host and a bare server',
       method:
         `One demo node (its own process, \`DATABASE_URL\`, the quota off) and a bare server (\`bench/support/bare-tasks-get-server.mjs\`: ` +
         `\`node:http\` and \`pg\`, read the body, \`JSON.parse\`, one prepared SELECT by primary key with the owner and expiry filters, ` +
-        `\`JSON.stringify\`, write) on the same table and PostgreSQL. ${CLIENTS} keep-alive clients of the same load generator ` +
+        `\`JSON.stringify\`, write) on the same table and PostgreSQL, and a README-style library host (\`bench/support/readme-host.mjs\`: \`defineTool\`, ` +
+        `\`McpTasks.handler\`, \`createServer(handler.node)\`, the per-owner limits and the quota off, reading tasks it made). ${CLIENTS} keep-alive clients of the same load generator ` +
         `(raw JSON-RPC over \`node:http\`) read ${context.quick ? 20 : SEEDED_TASKS} completed tasks with \`tasks/get\` for ${durationMs / 1000} s, ` +
-        `first against the node, then against the bare server, in every round; ratios are taken within a round. Then both at half the ` +
+        `first against the node, then against the bare server, then against the README host, in every round; ratios are taken within a round. Then both at half the ` +
         `node's saturation rate (open loop) for p50 without queueing. Then one node end to end: \`tools/call slow_compute {seconds: 0}\`, ` +
         `\`tasks/get\` until completed, ${CLIENTS} clients; the node's CPU time (utime + stime from /proc) over the tasks it completed. ` +
         `Then the same load over three nodes (the one and two more, same machine), each call of a task going to the next node in turn, ` +
@@ -113,6 +129,7 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     };
   } finally {
     if (bare) await stopDemoNode(bare);
+    if (readme) await stopDemoNode(readme);
     await Promise.all([node, ...peers].map((n) => stopDemoNode(n)));
     await admin.end();
   }
@@ -164,6 +181,11 @@ async function seedCompletedTasks(url: string, count: number): Promise<string[]>
 function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<DemoNode> {
   const env = { ...process.env, DATABASE_URL: databaseUrl, OWNER_KEY: ownerKey, PORT: '0' };
   return spawnListening(root, [path.join(root, 'bench/support/bare-tasks-get-server.mjs')], env, 'the bare server', 10_000);
+}
+
+function startReadmeHost(root: string, databaseUrl: string): Promise<DemoNode> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', NODE_ID: 'bench-readme-host' };
+  return spawnListening(root, [path.join(root, 'bench/support/readme-host.mjs')], env, 'the README host', 60_000);
 }
 
 /** User plus system CPU seconds a process has used (Linux /proc; fields 14 and 15 of stat, in clock ticks of 1/100 s, Linux's USER_HZ). */

@@ -7,7 +7,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import { defineTool, McpTasks } from '@mcp-tasks/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import * as z from 'zod';
 
 const crunch = defineTool({
@@ -34,7 +33,7 @@ const node = await PostgresTaskNode.start(store);
 const tasks = new McpTasks({ store, node });
 const handler = tasks.handler({ name: 'crunch-server', version: '0.1.0', tools: [crunch] });
 
-const http = createServer(toNodeHandler(handler));
+const http = createServer(handler.node);
 http.listen(Number(process.env['PORT'] ?? 3000), process.env['HOST'] ?? '127.0.0.1', () => {
   const { address, port } = http.address() as AddressInfo;
   console.log(`listening on http://${address}:${port}/mcp`);

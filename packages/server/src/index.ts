@@ -1,7 +1,9 @@
 export { McpTasks, type McpTasksHandlerOptions, type McpTasksLegacyOptions, type McpTasksListenOptions, type McpTasksOptions } from './mcp-tasks.js';
 export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
-export { type McpTasksHandler, type DirectServe } from './direct/with-task-requests.js';
-export { type DirectRequest, type DirectResponse } from './direct/direct-exchange.js';
+export { type McpTasksHandler, type DirectServe } from './front/front-door.js';
+export type { NodeListener, NodeRequest } from './node/node-listener.js';
+export { validHost } from './node/host-header.js';
+export { type DirectRequest, type DirectResponse } from './exchange/direct-exchange.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 export { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 export type { LegacyTasksDeps } from './legacy/legacy-deps.js';
@@ -33,10 +35,10 @@ export { staticTokenVerifier, parseStaticTokens, type StaticToken, type StaticTo
 export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token-verifier.js';
 export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
 export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
-export { checkRequestBody } from './handlers/check-request-body.js';
+export { checkRequestBody } from './front/check-request-body.js';
 export type { ClientMistakeLogOptions } from './errors/client-mistake-log.js';
-export { jsonTextTooDeep, MAX_JSON_DEPTH } from './handlers/json-depth.js';
-export { foreignRequest, forbiddenBody, isLoopbackAddress, LOOPBACK_HOSTS, originPolicyOf, type OriginPolicy } from './handlers/request-origin.js';
+export { jsonTextTooDeep, MAX_JSON_DEPTH } from './exchange/json-depth.js';
+export { foreignRequest, forbiddenBody, isLoopbackAddress, LOOPBACK_HOSTS, originPolicyOf, type OriginPolicy } from './front/request-origin.js';
 export { OwnerRateLimiter, DEFAULT_RATE_LIMIT, type RateLimitOptions } from './limits/owner-rate-limiter.js';
 export { OwnerInFlightCap, DEFAULT_IN_FLIGHT, type InFlightOptions } from './limits/owner-in-flight-cap.js';
 export { ListenStreamCaps, DEFAULT_LISTEN_STREAM_CAPS, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';

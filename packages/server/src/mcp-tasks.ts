@@ -22,22 +22,20 @@ import { clientMistakeKind } from './errors/client-mistake.js';
 import { ClientMistakeLog, type ClientMistakeLogOptions } from './errors/client-mistake-log.js';
 import type { HandlerDeps } from './handlers/handler-deps.js';
 import { looseParams } from './handlers/loose-params.js';
-import { withBodyChecks } from './handlers/with-body-checks.js';
-import { refuseRequestBody } from './handlers/check-request-body.js';
-import { forbiddenBody, foreignRequest, originPolicyOf } from './handlers/request-origin.js';
-import { withOriginChecks } from './handlers/with-origin-checks.js';
+import { originPolicyOf } from './front/request-origin.js';
 import { ListenStreamCaps, type ListenStreamCapOptions } from './limits/listen-stream-caps.js';
 import type { AdmissionOptions } from './limits/node-admission.js';
 import type { InFlightOptions } from './limits/owner-in-flight-cap.js';
 import type { RateLimitOptions } from './limits/owner-rate-limiter.js';
 import { RequestLimits } from './limits/request-limits.js';
+import { Admission } from './limits/admission.js';
 import type { ToolRunOptions } from './limits/tool-run-limits.js';
 import { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
 import { toolCallServer } from './direct/tool-call-server.js';
-import { withTaskRequests, type DirectServe, type McpTasksHandler } from './direct/with-task-requests.js';
+import { frontDoor, type DirectServe, type McpTasksHandler } from './front/front-door.js';
 import { limitRefusalServer } from './direct/limit-refusal-server.js';
 import { tasksCancel } from './handlers/tasks-cancel.js';
 import { tasksGet } from './handlers/tasks-get.js';
@@ -50,7 +48,6 @@ import { runInline } from './tool/run-inline.js';
 import { claimedTaskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
 import { challengeMethods, registeredToolNames, type SdkRequestHandler, serverNameOf, setTaskSupport, takeOverToolsCall, takeOverToolsList } from './sdk/server-seams.js';
-import { withSubjectRequired } from './auth/subjectless-token.js';
 import { legacyTasksCapability, servesTaskList, type ListTasksPolicy } from './legacy/legacy-capability.js';
 import { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';
 import { LEGACY_REVISION } from './legacy/legacy-tools-call.js';
@@ -181,7 +178,11 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
    * `Origin` (every non-browser client) is served.
    */
   readonly allowedOrigins?: readonly string[] | 'any';
+  /** Largest request body {@link McpTasksHandler.node} reads, in bytes (413 past it). Default 4 MiB. */
+  readonly maxBodyBytes?: number;
 }
+
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
 export type RegisterContext = Pick<McpRequestContext, 'requestInfo'> & Partial<Pick<McpRequestContext, 'era' | 'authInfo'>>;
@@ -199,7 +200,7 @@ interface PreparedTools {
  * ```ts
  * const tasks = new McpTasks({ store, node });
  * const handler = tasks.handler({ name: 'files', version: '1.0.0', tools: [exportTool], register: (server) => server.registerTool(...) });
- * http.createServer(toNodeHandler(handler)).listen(3000);
+ * http.createServer(handler.node).listen(3000);
  * ```
  */
 export class McpTasks {
@@ -220,6 +221,8 @@ export class McpTasks {
   readonly #streamCaps: ListenStreamCaps | undefined;
   readonly #resultStreamCaps: ListenStreamCaps | undefined;
   readonly #refusalHold: RefusalHold;
+  /** The one admission of every request of this instance's handlers, on either lane. */
+  readonly #admission: Admission;
   readonly #mistakes: ClientMistakeLog;
   readonly #listTasks: ListTasksPolicy;
   readonly #legacyEdges = new Set<LegacyTasksHandler>();
@@ -250,6 +253,7 @@ export class McpTasks {
       maxTasksPerOwner: this.runtime.maxPerPrincipal,
       meterProvider: runtimeOptions.telemetry?.meterProvider,
     });
+    this.#admission = new Admission(this.#limits, this.#refusalHold);
     // Inline runs recognise the same errors as tasks do (the runtime adds its own JsonRpcError).
     this.#classifyError = (error) => classifyOwnRpcError(error) ?? classify(error);
     this.enabled = tasks !== false;
@@ -267,12 +271,12 @@ export class McpTasks {
    * ordinary tools `register` adds, `tasks/get|update|cancel` and the extension capability; in
    * front of it the `notifications/tasks` listen edge ({@link listen}) and the body checks
    * ({@link checkRequestBody}). Serve it as the SDK's own handler:
-   * `handler.fetch(request, { authInfo, parsedBody })` (node:http through
-   * `@modelcontextprotocol/node`, Express, Hono, or any fetch host). {@link drain} and
+   * `createServer(handler.node)` on node:http (with the fast lane), or
+   * `handler.fetch(request, { authInfo, parsedBody })` on Express, Hono or any fetch host. {@link drain} and
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): McpTasksHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, ...listenOptions } = options;
+    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, maxBodyBytes, ...listenOptions } = options;
     const originPolicy = originPolicyOf(allowedHosts ?? 'any', allowedOrigins ?? []);
     const prepared = this.#prepare(tools);
     for (const mount of upstreams) {
@@ -314,8 +318,7 @@ export class McpTasks {
           serverName: name,
           serverInfo: { name, version },
           tracer: this.#tracer,
-          limits: this.#limits,
-          refusalHold: this.#refusalHold,
+          admission: this.#admission,
           onerror,
           ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
         })
@@ -331,27 +334,33 @@ export class McpTasks {
             tracer: this.#tracer,
             tools: prepared.byName,
             maxArgumentBytes: this.#maxArgumentBytes,
-            limits: this.#limits,
-            refusalHold: this.#refusalHold,
+            admission: this.#admission,
           })
         : undefined;
     // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
     const serveRefusals = direct
-      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, limits: this.#limits, refusalHold: this.#refusalHold })
+      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, admission: this.#admission })
       : undefined;
-    // A body the checks refuse (a batch, one nested too deep, an id that is none) is fetch's to answer, before any of these reads it.
-    const serve: DirectServe = async (request) =>
-      refuseRequestBody(request.body) ? undefined : ((await serveTasks?.(request)) ?? (await serveTools?.(request)) ?? (await serveRefusals?.(request)));
-    const front = withTaskRequests(listen, serve);
-    const inner = Object.assign(withBodyChecks(front), { serveDirect: serve });
-    // The default owner has no owner for a token without a subject; a host's own resolver decides.
-    const owned = this.#defaultOwner ? withSubjectRequired(inner) : inner;
-    // A foreign Host or Origin is refused before anything else, the subject check included.
-    const serveDirect: DirectServe = async (request) => {
-      const refusal = foreignRequest(request.header('host'), request.header('origin'), originPolicy);
-      return refusal ? { status: 403, headers: { 'content-type': 'application/json' }, body: forbiddenBody(refusal) } : owned.serveDirect(request);
-    };
-    return Object.assign(withOriginChecks(owned, originPolicy), { serveDirect });
+    const servers = [serveTasks, serveTools, serveRefusals].filter((serve): serve is DirectServe => serve !== undefined);
+    const fast: DirectServe | undefined =
+      servers.length === 0
+        ? undefined
+        : async (request) => {
+            for (const serve of servers) {
+              const served = await serve(request);
+              if (served) return served;
+            }
+            return undefined;
+          };
+    return frontDoor({
+      sdk: listen,
+      fast,
+      originPolicy,
+      // The default owner has no owner for a token without a subject; a host's own resolver decides.
+      subjectRequired: this.#defaultOwner,
+      maxBodyBytes: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onerror: onerror ?? ((error) => this.#logger.error({ err: logSafe(error.message) }, 'MCP request failed')),
+    });
   }
 
   /**

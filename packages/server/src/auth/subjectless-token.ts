@@ -1,8 +1,5 @@
 import { JsonRpcError, ErrorCode } from '@mcp-tasks/core';
-import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, type AuthInfo, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
-import type { DirectResponse } from '../direct/direct-exchange.js';
-import type { McpTasksHandler } from '../direct/with-task-requests.js';
-import { withFetch } from '../handlers/with-fetch.js';
+import { bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 
 /** Why a verified token without a subject is refused (the `error_description` of the 401). */
 export const SUBJECTLESS_TOKEN_MESSAGE = 'Invalid token: it names no subject (sub), so the tasks it made would have no owner of their own';
@@ -31,21 +28,4 @@ export function subjectlessTokenResponse(authInfo: AuthInfo): Response {
   const resourceMetadataUrl =
     authInfo.resourceMetadataUrl ?? (resource?.protocol === 'https:' || resource?.protocol === 'http:' ? getOAuthProtectedResourceMetadataUrl(resource) : undefined);
   return bearerAuthChallengeResponse(new OAuthError(OAuthErrorCode.InvalidToken, SUBJECTLESS_TOKEN_MESSAGE), resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl });
-}
-
-/** `handler` refusing every request whose verified token names no subject, on `fetch` and `serveDirect` alike, before anything else sees it. */
-export function withSubjectRequired(handler: McpTasksHandler): McpTasksHandler {
-  const fetch = (request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> => {
-    const authInfo = requestOptions?.authInfo;
-    return authInfo && namesNoSubject(authInfo) ? Promise.resolve(subjectlessTokenResponse(authInfo)) : handler.fetch(request, requestOptions);
-  };
-  const serveDirect: McpTasksHandler['serveDirect'] = async (request) =>
-    request.authInfo && namesNoSubject(request.authInfo) ? directOf(subjectlessTokenResponse(request.authInfo)) : handler.serveDirect(request);
-  return Object.assign(withFetch(handler, fetch), { serveDirect });
-}
-
-async function directOf(response: Response): Promise<DirectResponse> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  return { status: response.status, headers, body: await response.text() };
 }

@@ -1,6 +1,6 @@
 import type { TaskOwner } from '@mcp-tasks/core';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
-import type { DirectRequest } from './direct-exchange.js';
+import type { DirectRequest } from '../exchange/direct-exchange.js';
 
 /**
  * The request's owner as the SDK path resolves it, with the WHATWG `Request` built only if the

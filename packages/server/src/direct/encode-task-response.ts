@@ -1,5 +1,5 @@
 import type { Implementation, RequestId } from '@modelcontextprotocol/server';
-import type { DirectResponse } from './direct-exchange.js';
+import type { DirectResponse } from '../exchange/direct-exchange.js';
 
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;

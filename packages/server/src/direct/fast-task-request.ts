@@ -1,6 +1,6 @@
 import { isWellFormedTaskId } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
-import type { DirectRequest } from './direct-exchange.js';
+import type { DirectRequest } from '../exchange/direct-exchange.js';
 import { isPlainObject, readModernRequest } from './modern-request.js';
 
 /** The project's own methods the direct path serves. */

@@ -1,7 +1,7 @@
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
-import { checkRequestBody } from '../handlers/check-request-body.js';
+import { checkRequestBody } from '../front/check-request-body.js';
 import type { TaskTool } from '../tool/define-tool.js';
-import type { DirectRequest } from './direct-exchange.js';
+import type { DirectRequest } from '../exchange/direct-exchange.js';
 import { isPlainObject, readModernRequest, type ModernRequest } from './modern-request.js';
 
 /** A `tools/call` the direct path may serve: it becomes a task of `tool`. */

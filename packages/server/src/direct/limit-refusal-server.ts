@@ -1,19 +1,16 @@
 import { ownerKey } from '@mcp-tasks/core';
-import { checkRequestBody } from '../handlers/check-request-body.js';
-import { heldLimitRefusal } from '../limits/limit-refusal.js';
+import { checkRequestBody } from '../front/check-request-body.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
-import type { RefusalHold } from '../limits/refusal-hold.js';
-import type { RequestLimits } from '../limits/request-limits.js';
+import type { Admission } from '../limits/admission.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 
 /** What {@link limitRefusalServer} needs: the limits and the owner of the SDK path's listen edge. */
 export interface LimitRefusalServerOptions {
   readonly resolveOwner: OwnerResolver;
   readonly serverName: string;
-  readonly limits?: RequestLimits | undefined;
-  readonly refusalHold?: RefusalHold | undefined;
+  readonly admission: Admission;
 }
 
 /**
@@ -26,16 +23,15 @@ export interface LimitRefusalServerOptions {
  * queue is left to it (`undefined`), untaken, which then counts it as before.
  */
 export function limitRefusalServer(options: LimitRefusalServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { resolveOwner, serverName, limits, refusalHold } = options;
+  const { resolveOwner, serverName, admission } = options;
   return async (request) => {
-    if (!limits?.any) return undefined;
+    if (!admission.any) return undefined;
     const limited = rateLimitedRequest(request.body);
     // The body checks come first on the SDK path: what they refuse is theirs to answer.
     if (!limited || limited.kind !== 'task' || checkRequestBody(request.body)) return undefined;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
-    const key = ownerKey(owner);
-    const refusal = limits.refusal({ ownerKey: key, authenticated: request.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' });
-    return refusal ? heldLimitRefusal(refusalHold, key, request, limited.id, refusal) : undefined;
+    const call = { ownerKey: ownerKey(owner), authenticated: request.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
+    return admission.refuseNow(call, limited.id, bodyBytesOf(request));
   };
 }

@@ -1,5 +1,5 @@
 import { classifyInboundRequest, isJsonContentType, type RequestId } from '@modelcontextprotocol/server';
-import type { DirectRequest } from './direct-exchange.js';
+import type { DirectRequest } from '../exchange/direct-exchange.js';
 
 /** The protocol revision the direct path serves; every other one goes to the SDK. */
 export const FAST_PROTOCOL_VERSION = '2026-07-28';

@@ -8,12 +8,10 @@ import type { HandlerDeps } from '../handlers/handler-deps.js';
 import { tasksCancel } from '../handlers/tasks-cancel.js';
 import { tasksGet } from '../handlers/tasks-get.js';
 import { tasksUpdate } from '../handlers/tasks-update.js';
-import { heldLimitRefusal } from '../limits/limit-refusal.js';
-import type { RefusalHold } from '../limits/refusal-hold.js';
-import type { RequestLimits } from '../limits/request-limits.js';
+import type { Admission } from '../limits/admission.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { bodyBytesOf, fromWebResponse, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastTaskRequest, type FastTaskMethod, type FastTaskRequest } from './fast-task-request.js';
@@ -27,10 +25,8 @@ export interface TaskRequestServerOptions {
   /** Stamped on every result's `_meta`, as the SDK stamps its McpServer's identity. */
   readonly serverInfo: Implementation;
   readonly tracer: McpRequestTracer;
-  /** The limits, the same ones the SDK path's requests count against. */
-  readonly limits?: RequestLimits | undefined;
-  /** Paces their refusals, as on the SDK path. */
-  readonly refusalHold?: RefusalHold | undefined;
+  /** Admission: the same limits (and refusal hold) the SDK lane's requests meet. */
+  readonly admission: Admission;
   readonly onerror?: ((error: Error) => void) | undefined;
   /** Wraps `tasks/cancel`, as the SDK path's is wrapped (a proxied task is cancelled upstream too). */
   readonly cancelling?: ((deps: HandlerDeps, cancel: TaskHandler) => TaskHandler) | undefined;
@@ -51,7 +47,7 @@ const HANDLERS: Readonly<Record<FastTaskMethod, (deps: HandlerDeps) => TaskHandl
  * else, which the caller hands to the SDK path unchanged.
  */
 export function taskRequestServer(options: TaskRequestServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, limits, refusalHold } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, admission } = options;
   const report = (error: unknown) => {
     try {
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
@@ -66,12 +62,9 @@ export function taskRequestServer(options: TaskRequestServerOptions): (request: 
     const authInfo = request.authInfo;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
-    let leave = () => {};
-    if (limits) {
-      const admitted = await limits.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined, taskId: fast.taskId });
-      if (typeof admitted !== 'function') return heldLimitRefusal(refusalHold, ownerKey(owner), request, fast.id, admitted);
-      leave = admitted;
-    }
+    const admitted = await admission.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined, taskId: fast.taskId }, 'task', fast.id, bodyBytesOf(request));
+    if (admitted.refused) return admitted.refused;
+    const { leave } = admitted;
     try {
       const memo = new TaskReadMemo();
       const ref = { taskId: fast.taskId, owner };
@@ -119,12 +112,4 @@ function contextOf(fast: FastTaskRequest, authInfo: DirectRequest['authInfo']): 
 /** The SDK's answer when its pre-dispatch scope challenge throws. */
 function internalServerError(fast: FastTaskRequest): DirectResponse {
   return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: fast.id }) };
-}
-
-async function fromWebResponse(response: Response): Promise<DirectResponse> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  return { status: response.status, headers, body: await response.text() };
 }

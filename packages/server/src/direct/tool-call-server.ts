@@ -5,14 +5,12 @@ import { toProtocolError } from '../errors/to-protocol-error.js';
 import { startToolTask } from '../handlers/start-tool-task.js';
 import { checkArguments } from '../handlers/tool-arguments.js';
 import { EXTENSION_REVISION } from '../handlers/tools-call.js';
-import { heldLimitRefusal } from '../limits/limit-refusal.js';
-import type { RefusalHold } from '../limits/refusal-hold.js';
-import type { RequestLimits } from '../limits/request-limits.js';
+import type { Admission } from '../limits/admission.js';
 import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { taskExecute } from '../tool/task-execute.js';
-import type { DirectRequest, DirectResponse } from './direct-exchange.js';
+import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { directOwnerOf } from './direct-owner.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
 import { readFastToolCall, type FastToolCall } from './fast-tool-call.js';
@@ -30,10 +28,8 @@ export interface ToolCallServerOptions {
   readonly tools: ReadonlyMap<string, TaskTool>;
   /** Largest serialised `arguments` a task accepts. */
   readonly maxArgumentBytes: number;
-  /** The limits of task tool calls, the same ones the SDK path's calls meet. */
-  readonly limits?: RequestLimits | undefined;
-  /** Paces their refusals, as on the SDK path. */
-  readonly refusalHold?: RefusalHold | undefined;
+  /** Admission: the limits of task tool calls (and the refusal hold), the same ones the SDK lane's calls meet. */
+  readonly admission: Admission;
 }
 
 /** Returned by the traced start when the runtime takes no task now: the SDK path answers instead. */
@@ -52,7 +48,7 @@ const NO_TASK_NOW = Symbol('no task now');
  * A call meets the limits of task tool calls ({@link RequestLimits.toolRuns}) on both paths.
  */
 export function toolCallServer(options: ToolCallServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes, limits, refusalHold } = options;
+  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes, admission } = options;
   return async (request) => {
     const call = readFastToolCall(request, tools);
     if (!call) return undefined;
@@ -65,12 +61,9 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
     if (!checked.ok) return undefined;
     const owner = await directOwnerOf(resolveOwner, serverName, request);
     if (owner === undefined) return undefined;
-    let leave = () => {};
-    if (limits) {
-      const admitted = await limits.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined }, 'toolCall');
-      if (typeof admitted !== 'function') return heldLimitRefusal(refusalHold, ownerKey(owner), request, call.id, admitted);
-      leave = admitted;
-    }
+    const admitted = await admission.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined }, 'toolCall', call.id, bodyBytesOf(request));
+    if (admitted.refused) return admitted.refused;
+    const { leave } = admitted;
     const ctx = contextOf(call, authInfo);
     try {
       const result = await tracer.trace({ method: 'tools/call', toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {

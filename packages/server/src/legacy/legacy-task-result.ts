@@ -1,11 +1,9 @@
 import { ErrorCode, isTerminal, JsonRpcError, LimitReachedError, logSafe, outstandingInputs, ownerKey, type TaskRecord, type TaskRef } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { readTaskId } from '../handlers/read-task-id.js';
-import { limitNameOf } from '../limits/limit-refusal.js';
-import { limitResponse } from '../limits/limit-response.js';
+import { Admission } from '../limits/admission.js';
 import type { ReleaseSlot } from '../limits/listen-stream-caps.js';
-import { contentLengthOf } from '../limits/content-length.js';
-import { heldRefusal } from '../limits/refusal-hold.js';
+import { contentLengthOf } from '../exchange/content-length.js';
 import { KEEPALIVE_FRAME, messageFrame, SSE_HEADERS } from '../listen/sse.js';
 import { atTokenExpiry } from '../listen/token-expiry.js';
 import { inputRequestId } from './input-request-id.js';
@@ -49,7 +47,7 @@ export async function legacyTasksResult(deps: LegacyTasksDeps, call: LegacyCall,
   } catch (error) {
     if (error instanceof LimitReachedError) {
       const bytes = contentLengthOf(call.request.headers.get('content-length'));
-      return heldRefusal(deps.refusalHold, ownerKey(owned.ref.owner), bytes, limitNameOf(error), limitResponse(call.id, error));
+      return new Admission(undefined, deps.refusalHold).refuseResponse(ownerKey(owned.ref.owner), bytes, call.id, error);
     }
     throw error;
   }

@@ -1,5 +1,5 @@
 import { isLegacyRequest, type McpHandlerRequestOptions, type McpHttpHandler, type RequestId } from '@modelcontextprotocol/server';
-import { parsedBodyOf } from '../handlers/parsed-body.js';
+import { parsedBodyOf } from '../exchange/parsed-body.js';
 import { readInputAnswer, recordInputAnswer } from './legacy-input-answer.js';
 import type { LegacyCall, LegacyTasksDeps } from './legacy-deps.js';
 import { rpcError } from './legacy-json-rpc.js';

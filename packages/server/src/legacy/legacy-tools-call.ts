@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequiredResult, type JSONRPCRequest } from '@modelcontextprotocol/server';
 import type { TaskCallRevision } from '../handlers/tools-call.js';
-import { prepareThenExecute } from './prepare-then-execute.js';
+import { prepareThenExecute } from '../tool/prepare-then-execute.js';
 import { toLegacyTask } from './legacy-task.js';
 
 /**

@@ -1,7 +1,6 @@
 import { InFlightLimitError, LimitReachedError, NodeSaturatedError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
-import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../direct/direct-exchange.js';
-import { heldRefusal, type RefusalHold } from './refusal-hold.js';
+import type { DirectResponse } from '../exchange/direct-exchange.js';
 
 /**
  * The answer to a request a limit refused: the JSON-RPC error, HTTP 429 for an owner's limit and
@@ -25,11 +24,6 @@ function isNodeCap(error: JsonRpcError): boolean {
 /** Whether the limit named `limit` ({@link limitNameOf}) is the node's, not an owner's: `owner_limit` or `node_saturation`. */
 export function refusalReasonOf(limit: string): 'owner_limit' | 'node_saturation' {
   return limit.startsWith('admission.') || limit.endsWith('.maxPerNode') ? 'node_saturation' : 'owner_limit';
-}
-
-/** {@link limitRefusal} for a direct `request` of `ownerKey`, once `hold` (if any) let it go. */
-export function heldLimitRefusal(hold: RefusalHold | undefined, ownerKey: string, request: DirectRequest, id: RequestId | null, error: JsonRpcError): DirectResponse | Promise<DirectResponse> {
-  return heldRefusal(hold, ownerKey, bodyBytesOf(request), limitNameOf(error), limitRefusal(id, error));
 }
 
 /** The limit that refused: `rateLimit`, or the cap its error names (`data.limit`). */

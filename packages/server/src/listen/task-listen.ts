@@ -1,17 +1,17 @@
 import { isWellFormedTaskId, JsonRpcError, ownerKey, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
-import { parsedBodyOf } from '../handlers/parsed-body.js';
+import { parsedBodyOf } from '../exchange/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
 import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
 import { missingScopes } from '../auth/task-scopes.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
-import { limitNameOf } from '../limits/limit-refusal.js';
-import { limitResponse } from '../limits/limit-response.js';
+import { Admission } from '../limits/admission.js';
+import { toWebResponse } from '../exchange/direct-exchange.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { RequestLimits } from '../limits/request-limits.js';
 import { rateLimitedRequest } from '../limits/rate-limited-request.js';
-import { contentLengthOf } from '../limits/content-length.js';
-import { heldRefusal, type RefusalHold } from '../limits/refusal-hold.js';
+import { contentLengthOf } from '../exchange/content-length.js';
+import type { RefusalHold } from '../limits/refusal-hold.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
 import { atTokenExpiry } from './token-expiry.js';
 import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
@@ -105,8 +105,9 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
   };
   const open = new Set<OpenStream>();
   const streams = new WeakSet<Response>();
+  const admission = new Admission(options.limits, options.refusalHold);
   const refused = (request: Request, key: string, id: RequestId | null, error: JsonRpcError) =>
-    heldRefusal(options.refusalHold, key, contentLengthOf(request.headers.get('content-length')), limitNameOf(error), limitResponse(id, error));
+    admission.refuseResponse(key, contentLengthOf(request.headers.get('content-length')), id, error);
 
   async function fetch(request: Request, requestOptions?: McpHandlerRequestOptions): Promise<Response> {
     if (request.method.toUpperCase() !== 'POST') return handler.fetch(request, requestOptions);
@@ -124,11 +125,10 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
     if (limited && options.limits && (limited.kind === 'task' || options.isTaskTool?.(limited.toolName!) === true)) {
       const owner = await ownerOnce();
       if (owner) {
-        const key = ownerKey(owner);
-        const call = { ownerKey: key, authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
-        const admitted = await options.limits.admit(call, limited.kind);
-        if (typeof admitted !== 'function') return refused(request, key, limited.id, admitted);
-        leave = admitted;
+        const call = { ownerKey: ownerKey(owner), authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
+        const admitted = await admission.admit(call, limited.kind, limited.id, contentLengthOf(request.headers.get('content-length')));
+        if (admitted.refused) return toWebResponse(await admitted.refused);
+        leave = admitted.leave;
       }
     }
     try {

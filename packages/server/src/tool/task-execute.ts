@@ -1,5 +1,5 @@
 import { extendTaskContext, type JsonObject, type TaskContext, type TaskExecute } from '@mcp-tasks/core';
-import { prepareThenExecute } from '../legacy/prepare-then-execute.js';
+import { prepareThenExecute } from './prepare-then-execute.js';
 import type { TaskTool } from './define-tool.js';
 import { readCarry } from './run-carry.js';
 import { validateToolOutput } from './validate-output.js';

@@ -1,8 +1,8 @@
 import { ErrorCode, extendTaskContext, JsonRpcError, type InputRequest, type TaskContext, type TaskExecute, type TaskOwner } from '@mcp-tasks/core';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { TaskTool } from '../tool/define-tool.js';
-import { isInputRequired } from '../tool/is-input-required.js';
-import { validateToolOutput } from '../tool/validate-output.js';
+import type { TaskTool } from './define-tool.js';
+import { isInputRequired } from './is-input-required.js';
+import { validateToolOutput } from './validate-output.js';
 
 /** Rounds of input one `prepare` may ask for inside its task before the task fails. */
 const MAX_PREPARE_ROUNDS = 16;

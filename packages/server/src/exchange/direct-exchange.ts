@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { contentLengthOf } from '../limits/content-length.js';
+import { contentLengthOf } from './content-length.js';
 
 /**
  * One HTTP request as a host that already holds it parsed hands it to
@@ -50,4 +50,13 @@ export function directRequestOf(request: Request, body: unknown, authInfo: AuthI
 /** The body length of `request`: what its host says, else its `Content-Length`; `undefined` when neither is known. */
 export function bodyBytesOf(request: DirectRequest): number | undefined {
   return request.bodyBytes ?? contentLengthOf(request.header('content-length'));
+}
+
+/** A WHATWG `Response` as a {@link DirectResponse} (its body read whole). */
+export async function fromWebResponse(response: Response): Promise<DirectResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return { status: response.status, headers, body: await response.text() };
 }

@@ -1,6 +1,6 @@
 import { isWellFormedTaskId } from '@mcp-tasks/core';
 import { ProtocolErrorCode, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
-import { TOO_DEEP, valueTooDeep } from './json-depth.js';
+import { TOO_DEEP, valueTooDeep } from '../exchange/json-depth.js';
 
 /** Methods whose `params.taskId` names one task. */
 const TASK_ID_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
