@@ -3,6 +3,7 @@ export { SdkSeamMissingError } from './sdk/assert-sdk-seams.js';
 export { type McpTasksHandler, type DirectServe } from './front/front-door.js';
 export type { NodeListener, NodeRequest } from './node/node-listener.js';
 export { validHost } from './node/host-header.js';
+export { readBody } from './node/read-body.js';
 export { type DirectRequest, type DirectResponse } from './exchange/direct-exchange.js';
 export { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 export { withLegacyTasks, type LegacyTasksHandler } from './legacy/legacy-tasks-edge.js';

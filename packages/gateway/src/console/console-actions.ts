@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_BULK_CANCEL, type PostgresOperator } from '@mcp-tasks/postgres';
-import { readBody } from '../http/read-body.js';
+import { readBody } from '@mcp-tasks/server';
 import type { CsrfGuard } from './csrf.js';
 import type { ConsoleSession } from './session-cookie.js';
 import { FilterError, taskFilterOf, taskIdOf } from './task-filter-query.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClusterStats, PostgresOperator } from '@mcp-tasks/postgres';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { defaultLogger } from '@mcp-tasks/core';
-import { readBody } from '../http/read-body.js';
+import { readBody } from '@mcp-tasks/server';
 import { serveConsoleApi } from './console-api.js';
 import type { ConsoleConfig } from './console-config.js';
 import { CsrfGuard } from './csrf.js';
