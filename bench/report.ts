@@ -28,6 +28,8 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   10: 'Hostile listens: one node of three flooded while a victim\'s tasks run',
   12: 'Fair share: no client that behaves is refused',
   13: 'Through a transaction pooler (PgBouncer)',
+  21: 'Wake-ups per cancel with 8 nodes',
+  22: 'The capacity model: what one task costs',
 };
 
 export function renderReport(report: Report): string {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderReport } from './report.js';
+import { runCapacity } from './scenarios/capacity.js';
 import { runDelivery } from './scenarios/delivery.js';
 import { runDurableWork } from './scenarios/durable-work.js';
 import { runFairShare } from './scenarios/fair-share.js';
@@ -50,6 +51,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [12], run: runFairShare },
   { numbers: [13], run: runPooler },
   { numbers: [21], run: runWakeUps },
+  { numbers: [22], run: runCapacity },
 ];
 
 const started = performance.now();

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 
 /** Files that failed or hung in whole-suite runs of ours (issue 31): the ones worth running again. */
-export const FLAKY_FILES = ['test/isolation-limits.test.ts', 'test/cluster-lease.test.ts', 'test/postgres-restart.test.ts'];
+export const FLAKY_FILES = ['test/isolation/limits.test.ts', 'test/cluster/lease.test.ts', 'test/postgres/restart.test.ts'];
 
 /** Runs `file` once through scripts/test.mjs (its PostgreSQL, its bounds); resolves to its exit code and duration. */
 function runOnce(root, file) {

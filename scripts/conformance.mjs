@@ -70,7 +70,7 @@ export async function startDemo(env) {
   });
   let output = '';
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo did not start within 30 s:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`demo did not start within 60 s:\n${output}`)), 60_000);
     const onData = (chunk) => {
       output += chunk;
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output);

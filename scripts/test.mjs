@@ -15,7 +15,7 @@
 // spawned, embedded PostgreSQL servers included), killed as one; whatever a test left running is
 // killed the same way when the run ends.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
@@ -24,8 +24,11 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (message) => process.stderr.write(`[test] ${message}\n`);
 
-/** Every test file: test/**\/*.test.ts and packages/*\/test/**\/*.test.ts (Node 20's --test takes no globs). */
-async function findTestFiles() {
+/**
+ * Every test file below `dirs` (default: test/**\/*.test.ts and packages/*\/test/**\/*.test.ts);
+ * Node 20's --test takes no globs, so a folder argument (`test/postgres`) is walked here.
+ */
+async function findTestFiles(dirs) {
   const files = [];
   const walk = async (dir) => {
     if (!existsSync(dir)) return;
@@ -38,6 +41,10 @@ async function findTestFiles() {
       }
     }
   };
+  if (dirs) {
+    for (const dir of dirs) await walk(path.resolve(root, dir));
+    return files.sort();
+  }
   await walk(path.join(root, 'test'));
   for (const pkg of await readdir(path.join(root, 'packages'))) await walk(path.join(root, 'packages', pkg, 'test'));
   return files.sort();
@@ -112,7 +119,8 @@ async function resolveServer() {
 const args = process.argv.slice(2);
 const fileArgs = args.filter((arg) => !arg.startsWith('-') && (arg.endsWith('.ts') || arg.endsWith('.js') || existsSync(arg)));
 const optionArgs = args.filter((arg) => !fileArgs.includes(arg));
-const files = fileArgs.length > 0 ? fileArgs : await findTestFiles();
+const folderArgs = fileArgs.filter((arg) => existsSync(arg) && statSync(arg).isDirectory());
+const files = fileArgs.length === 0 ? await findTestFiles() : [...fileArgs.filter((arg) => !folderArgs.includes(arg)), ...(folderArgs.length > 0 ? await findTestFiles(folderArgs) : [])];
 if (files.length === 0) {
   log('no test files found');
   process.exit(0);

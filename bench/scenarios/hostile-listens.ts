@@ -119,9 +119,12 @@ export async function runHostileListens(context: BenchContext): Promise<Scenario
         `about 2 800 refusals a second from the node (0.46 cores, a refusal about 0.13 ms of its CPU: the connection, the HTTP parse, ` +
         `the token, the write and close, mostly Node's own), the victim's read waited behind them at the share of a core the node got, and ` +
         `the ratio was 5.10 × (4.41–5.49) on the same quiet machine. Holding every refusal for exactly its \`Retry-After\` (1 s), without ` +
-        `jitter or a prompt share, was measured worse in an earlier round: the held loops came back together. What is left during the ` +
-        `flood is mostly the acknowledged listens, within the owner's rate limit (about 55 a second, each about 1.2 ms of node CPU: the SDK ` +
-        `serving the listen for its checks with a per-request \`McpServer\`, and the follow query of 100 ids). The hold bounds what it keeps ` +
+        `jitter or a prompt share, was measured worse in an earlier round: the held loops came back together. A listen costs its ` +
+        `owner's rate what it makes the node do (\`requestCost\`: 5 tokens and 1 per 10 ids, 15 for these), so the base rate acknowledges ` +
+        `${(median(series.acked) / (floodMs / 1000)).toFixed(1)} of the attacker's listens a second. At one token a listen it acknowledged about 55 a second, ` +
+        `each about 1.2 ms of node CPU and 130 KB of allocation (the SDK serving the listen for its checks with a per-request \`McpServer\`, ` +
+        `and the follow of 100 ids); the node's young-generation collections then came every half second, and the ratio was 4.08 × ` +
+        `(2.52–4.49) on a quiet machine (2026-12-04). The hold bounds what it keeps ` +
         `(256 per owner, 1 000 per node): in a single run with 320 loops, the 64 past the owner's cap were answered at once and the ratio ` +
         `was 8.8 ×; that many connections from one client is for the load balancer's per-client connection limit.`,
     );

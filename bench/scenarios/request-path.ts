@@ -23,12 +23,14 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
   const peers: DemoNode[] = [];
   let bare: DemoNode | undefined;
   let readme: DemoNode | undefined;
+  let twoWrite: DemoNode | undefined;
   const admin = new pg.Pool({ connectionString: context.databaseUrl, max: 1 });
   try {
     const taskIds = await seedCompletedTasks(node.url, context.quick ? 20 : SEEDED_TASKS);
     const ownerKey = (await admin.query<{ owner_key: string }>('SELECT owner_key FROM mcp_tasks.tasks WHERE id = $1', [taskIds[0]])).rows[0]!.owner_key;
     bare = await startBareServer(context.root, context.databaseUrl, ownerKey);
     readme = await startReadmeHost(context.root, context.databaseUrl);
+    twoWrite = await startTwoWriteServer(context.root, context.databaseUrl);
     // Its tasks are its own owner's (its server name is not the demo's): it reads tasks it made.
     const readmeTaskIds = await seedCompletedTasks(readme.url, context.quick ? 20 : SEEDED_TASKS);
     await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, async (worker) => void (await rpc(readme!.url, 'tasks/get', { taskId: readmeTaskIds[worker % readmeTaskIds.length]! })));
@@ -41,6 +43,7 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     const halfLoad = { nodeP50: [] as number[], bareP50: [] as number[], ratio: [] as number[] };
     const endToEnd = { rate: [] as number[], ratio: [] as number[], cpuMs: [] as number[] };
     const cluster = { rate: [] as number[], ratio: [] as number[] };
+    const ceiling = { rate: [] as number[], ofNode: [] as number[] };
     for (let i = 2; i <= 3; i += 1) peers.push(await startDemoNode(context.root, context.databaseUrl, `bench-request-path-${i}`, { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' }));
     const clusterUrls = [node.url, ...peers.map((peer) => peer.url)];
     for (const peer of peers) await closedLoopFor(CLIENTS, context.quick ? 300 : 1_500, reads(peer.url));
@@ -76,6 +79,14 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       endToEnd.ratio.push(tasksPerS / bareRound.rate);
       endToEnd.cpuMs.push(((cpuAfter - cpuBefore) * 1000) / Math.max(1, completed.count));
 
+      // The same load against the naive two-write server: the end-to-end ceiling of a task.
+      await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [taskIds]);
+      const ceilingCompleted = { count: 0 };
+      const ceilingElapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(twoWrite!.url, ceilingCompleted));
+      const ceilingRate = ceilingCompleted.count / (ceilingElapsed / 1000);
+      ceiling.rate.push(ceilingRate);
+      ceiling.ofNode.push(tasksPerS / ceilingRate);
+
       // The same load over three nodes, each task's calls taking turns among them (a round-robin front).
       await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [taskIds]);
       const clusterCompleted = { count: 0 };
@@ -88,6 +99,7 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
         `  run ${run + 1}: tasks/get node ${nodeRound.rate.toFixed(0)}/s vs bare ${bareRound.rate.toFixed(0)}/s (${series.rateRatio.at(-1)!.toFixed(2)}×), ` +
           `README host ${readmeRound.rate.toFixed(0)}/s (${library.ofNode.at(-1)!.toFixed(2)}× node, ${library.ofBare.at(-1)!.toFixed(2)}× bare); ` +
           `p50 at ${rate}/s node ${nodeProbe.toFixed(1)} ms vs bare ${bareProbe.toFixed(1)} ms; end to end ${tasksPerS.toFixed(0)} tasks/s, ${endToEnd.cpuMs.at(-1)!.toFixed(2)} ms CPU/task; ` +
+          `two-write server ${ceilingRate.toFixed(0)} tasks/s (node ${ceiling.ofNode.at(-1)!.toFixed(2)}×); ` +
           `three nodes ${clusterRate.toFixed(0)} tasks/s (${cluster.ratio.at(-1)!.toFixed(2)}× one)`,
       );
       await sleep(100);
@@ -107,6 +119,8 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
       { name: 'tools/call → completed on one node ÷ bare tasks/get rate', unit: '×', values: endToEnd.ratio, target: atLeast(0.2), digits: 3 },
       { name: 'tools/call → completed on one node', unit: 'tasks/s', values: endToEnd.rate, digits: 0 },
       { name: 'node CPU per task, end to end', unit: 'ms', values: endToEnd.cpuMs, target: atMost(2.5), digits: 2 },
+      { name: 'tools/call → completed: one node ÷ the naive two-write server, same round', unit: '×', values: ceiling.ofNode, digits: 2 },
+      { name: 'tools/call → completed on the naive two-write server (ceiling)', unit: 'tasks/s', values: ceiling.rate, digits: 0 },
       { name: 'tools/call → completed on three nodes ÷ on one node, same round', unit: '×', values: cluster.ratio, target: atLeast(1), digits: 2 },
       { name: 'tools/call → completed on three nodes', unit: 'tasks/s', values: cluster.rate, digits: 0 },
     ];
@@ -122,6 +136,8 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
         `first against the node, then against the bare server, then against the README host, in every round; ratios are taken within a round. Then both at half the ` +
         `node's saturation rate (open loop) for p50 without queueing. Then one node end to end: \`tools/call slow_compute {seconds: 0}\`, ` +
         `\`tasks/get\` until completed, ${CLIENTS} clients; the node's CPU time (utime + stime from /proc) over the tasks it completed. ` +
+        `Then the same end-to-end load against a naive two-write server (\`bench/support/bare-two-write-server.mjs\`: \`node:http\` and \`pg\`, ` +
+        `\`tools/call\` INSERTs a working row, answers, then UPDATEs it completed, two autocommits per task; \`tasks/get\` one SELECT), the ceiling of a whole task. ` +
         `Then the same load over three nodes (the one and two more, same machine), each call of a task going to the next node in turn, ` +
         `and its rate divided by the one node's of the same round.`,
       metrics,
@@ -130,6 +146,7 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
   } finally {
     if (bare) await stopDemoNode(bare);
     if (readme) await stopDemoNode(readme);
+    if (twoWrite) await stopDemoNode(twoWrite);
     await Promise.all([node, ...peers].map((n) => stopDemoNode(n)));
     await admin.end();
   }
@@ -181,6 +198,11 @@ async function seedCompletedTasks(url: string, count: number): Promise<string[]>
 function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<DemoNode> {
   const env = { ...process.env, DATABASE_URL: databaseUrl, OWNER_KEY: ownerKey, PORT: '0' };
   return spawnListening(root, [path.join(root, 'bench/support/bare-tasks-get-server.mjs')], env, 'the bare server', 10_000);
+}
+
+function startTwoWriteServer(root: string, databaseUrl: string): Promise<DemoNode> {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0' };
+  return spawnListening(root, [path.join(root, 'bench/support/bare-two-write-server.mjs')], env, 'the two-write server', 10_000);
 }
 
 function startReadmeHost(root: string, databaseUrl: string): Promise<DemoNode> {

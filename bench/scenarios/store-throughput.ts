@@ -11,8 +11,19 @@ import { RESULT, tasksPerSecond, type LoadShape, type ThroughputSubject } from '
  * 0010) are disabled: the store as it was before the history, beside it in the same rounds, so
  * the difference is what the trigger costs.
  */
-export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLive: number, history = true): Promise<ThroughputSubject> {
-  const store = await PostgresTaskStore.connect({ connectionString: databaseUrl, poolSize: shape.clients, ...(history ? {} : { schema: 'bench_no_history' }) });
+export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLive: number, history = true): Promise<ThroughputSubject & { readonly commitsPerTask: number[] }> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: shape.clients });
+  pool.on('error', () => undefined);
+  // Every statement of this load is a write the store sends alone through the pool (autocommit):
+  // counting them counts the commits, which group commit makes fewer than two per task.
+  let statements = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { query: unknown }).query = (...args: unknown[]) => {
+    statements += 1;
+    return query(...args);
+  };
+  const store = await PostgresTaskStore.connect({ pool, ...(history ? {} : { schema: 'bench_no_history' }) });
+  const commitsPerTask: number[] = [];
   const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   if (!history) await admin.query(`ALTER TABLE ${store.schema}.tasks DISABLE TRIGGER tasks_record_created, DISABLE TRIGGER tasks_record_changed`);
   // One owner per client: each client has at most one live task, so the quota (100) is checked
@@ -20,8 +31,10 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
   const owners: TaskOwner[] = Array.from({ length: shape.clients }, (_, i) => ({ subject: `owner-${i}`, server: 'bench', clientId: 'client', resource: '' }));
   return {
     label: `PostgresTaskStore (maxLive ${maxLive})${history ? '' : ', no history trigger'}`,
-    async run(_round, shape) {
+    commitsPerTask,
+    async run(round, shape) {
       await admin.query(`TRUNCATE ${store.schema}.tasks CASCADE`);
+      const before = statements;
       const elapsed = await closedLoop(shape.clients, shape.perClient, async (client) => {
         const owner = owners[client]!;
         const task = await store.create(
@@ -31,10 +44,12 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
         const done = await store.finish({ taskId: task.taskId, owner }, { status: 'completed', result: RESULT });
         if (!done) throw new Error('finish lost its compare-and-set');
       });
+      if (round >= 0) commitsPerTask.push((statements - before) / (shape.clients * shape.perClient));
       return tasksPerSecond(shape, elapsed);
     },
     async close() {
       await store.close();
+      await pool.end();
       await admin.end();
     },
   };

@@ -4,6 +4,8 @@
 import { above, atLeast, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 import { openCeiling } from './ceiling.js';
 import type { LoadShape, ThroughputSubject } from './load-shape.js';
+import { openDbos } from './dbos.js';
+import { openGraphileWorker } from './graphile-worker.js';
 import { openPgBoss } from './pg-boss.js';
 import { openStoreLoad } from './store-throughput.js';
 
@@ -21,6 +23,10 @@ export async function runThroughput(context: BenchContext): Promise<ScenarioResu
     subjects.push(noHistory);
     const boss = await openPgBoss(context.databaseUrl, shape);
     subjects.push(boss);
+    const graphile = await openGraphileWorker(context.databaseUrl, shape);
+    subjects.push(graphile);
+    const dbos = await openDbos(context.databaseUrl, shape);
+    subjects.push(dbos);
 
     // A short warm-up of each (JIT, plan caches, connections), not recorded.
     const warmUp: LoadShape = { ...shape, perClient: Math.min(shape.perClient, 100) };
@@ -55,16 +61,23 @@ export async function runThroughput(context: BenchContext): Promise<ScenarioResu
       method:
         `${method} \`PostgresTaskStore.create\` (one owner per client, so the default quota of 100 is checked on every create ` +
         `but never refuses) then \`finish\`; the same with \`maxLive: Infinity\` (no advisory lock, no count); the same with maxLive 100 on a schema whose history triggers (migration 0010) are disabled, i.e. the store before the history; pg-boss 10 ` +
-        `\`send\` + \`fetch\` + \`complete\` on a fresh queue per run, pool \`max: ${shape.clients}\`, supervision and scheduling off.`,
+        `\`send\` + \`fetch\` + \`complete\` on a fresh queue per run, pool \`max: ${shape.clients}\`, supervision and scheduling off; graphile-worker 0.16 ` +
+        `\`addJob\` of a no-op job, the client waiting until the same process's runner (${shape.clients} slots, pool \`max: ${shape.clients}\`) has written its completion (\`job:complete\`); DBOS Transact 5.3 running a durable no-op workflow and awaiting its result ` +
+        `(system database pool \`${shape.clients}\`, schema \`dbos\`).`,
       metrics: [
         { name: 'store, maxLive 100', unit: 'tasks/s', values: of(store), digits: 0 },
         { name: 'store, maxLive ∞', unit: 'tasks/s', values: of(unlimited), digits: 0 },
         { name: 'pg-boss send/fetch/complete', unit: 'jobs/s', values: of(boss), digits: 0 },
+        { name: 'graphile-worker addJob, no-op job completed', unit: 'jobs/s', values: of(graphile), digits: 0 },
+        { name: 'store (maxLive 100) / graphile-worker', unit: '×', values: ratio(of(store), of(graphile)), digits: 2 },
+        { name: 'DBOS Transact, no-op workflow run and its result', unit: 'workflows/s', values: of(dbos), digits: 0 },
+        { name: 'store (maxLive 100) / DBOS Transact', unit: '×', values: ratio(of(store), of(dbos)), digits: 2 },
         { name: 'store (maxLive 100) / ceiling', unit: '×', values: ratio(of(store), of(ceiling)), target: atLeast(0.67), digits: 2 },
         { name: 'store (maxLive ∞) / ceiling', unit: '×', values: ratio(of(unlimited), of(ceiling)), digits: 2 },
         { name: 'store, maxLive 100, history trigger off', unit: 'tasks/s', values: of(noHistory), digits: 0 },
         { name: 'store with history / without (maxLive 100)', unit: '×', values: ratio(of(store), of(noHistory)), digits: 2 },
         { name: 'store (maxLive 100) / pg-boss', unit: '×', values: ratio(of(store), of(boss)), target: above(1), digits: 2 },
+        { name: 'store (maxLive 100): commits per task (the ceiling makes 2; group commit shares them)', unit: 'commits', values: store.commitsPerTask, digits: 2 },
       ] satisfies Metric[],
       notes: [],
     };

@@ -6,6 +6,7 @@ import { cancelWins } from './promises/cancel-wins.js';
 import { createdTaskExists } from './promises/created-task-exists.js';
 import { journalAgrees } from './promises/journal-agrees.js';
 import { lostNodeTakenOver } from './promises/lost-node-taken-over.js';
+import { nodeSurvives } from './promises/node-survives.js';
 import { oneTerminalStatus } from './promises/one-terminal-status.js';
 import { ownerIsolation } from './promises/owner-isolation.js';
 import type { SystemPromise, Violation } from './promises/promise.js';
@@ -24,6 +25,7 @@ export const PROMISES: readonly SystemPromise[] = [
   quotaHeld,
   createdTaskExists,
   unfinishedIsHeld,
+  nodeSurvives,
 ];
 
 export interface Verdict {

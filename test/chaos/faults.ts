@@ -23,6 +23,9 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+/** Not a fault of the schedule: the harness starting a node again after it crashed (from the crash to its restart). */
+export const SUPERVISOR_RESTART = 'supervisor-restart';
+
 export interface PlannedFault {
   /** Milliseconds after the workload starts. */
   readonly at: number;
@@ -113,7 +116,7 @@ async function inject(planned: PlannedFault, node: ChaosNode, targets: FaultTarg
       await node.stopWith('SIGKILL', 5_000);
       await sleep(planned.amount);
       await node.start();
-      return `down ${planned.amount} ms`;
+      return `down ${planned.amount} ms${failedStarts(node)}`;
     case 'sigstop': {
       // Stopped past its lease: the others must take over its tasks; woken, it must write nothing.
       const pauseMs = targets.leaseMs + 1_500;
@@ -122,10 +125,12 @@ async function inject(planned: PlannedFault, node: ChaosNode, targets: FaultTarg
       node.signal('SIGCONT');
       return `stopped ${pauseMs} ms`;
     }
-    case 'sigterm':
-      await node.stopWith('SIGTERM', 20_000);
+    case 'sigterm': {
+      const stopped = await node.stopWith('SIGTERM', 20_000);
+      const startedAt = Date.now();
       await node.start();
-      return undefined;
+      return `${stopped}, started again in ${Date.now() - startedAt} ms${failedStarts(node)}`;
+    }
     case 'cut-listener':
     case 'cut-lease':
       return `${await terminateBackends(targets.postgres.url, node.name, planned.fault === 'cut-listener' ? 'mcp-tasks:listener:' : 'mcp-tasks:lease:')} connection(s) terminated`;
@@ -147,13 +152,18 @@ async function inject(planned: PlannedFault, node: ChaosNode, targets: FaultTarg
       return undefined;
     case 'clock-skew':
       node.spec.skewSeconds = planned.amount;
-      await node.stopWith('SIGTERM', 20_000);
+      const stopped = await node.stopWith('SIGTERM', 20_000);
       await node.start();
-      return `wall clock ${planned.amount >= 0 ? '+' : ''}${planned.amount} s`;
+      return `wall clock ${planned.amount >= 0 ? '+' : ''}${planned.amount} s (${stopped})${failedStarts(node)}`;
     case 'flood':
       await targets.flood(planned.amount);
       return `${planned.amount} task calls at once`;
   }
+}
+
+/** The starts that failed before the one that worked (the process exited before listening: its database out). */
+function failedStarts(node: ChaosNode): string {
+  return node.failedStarts > 0 ? `; ${node.failedStarts} start(s) exited first` : '';
 }
 
 /** Ends the named node's connections of one role (the LISTEN or the lease connection) from the server side. */

@@ -1,6 +1,6 @@
 // The history arranged by task: who created each task and how, every request about it, what the
 // followers were told, and its final row and steps. Every promise reads the history through it.
-import type { FaultEvent, FinalRow, FinalStepEvent, Numbered, NotificationEvent, RpcEvent, RunEvent, SampleEvent } from './history.js';
+import type { FaultEvent, FinalRow, FinalStepEvent, NodeCrashEvent, Numbered, NotificationEvent, RpcEvent, RunEvent, SampleEvent } from './history.js';
 import { createdTaskId } from './transport.js';
 
 export interface CreatedTask {
@@ -27,6 +27,7 @@ export class HistoryIndex {
   readonly lists: Numbered<RpcEvent>[] = [];
   readonly notifications: Numbered<NotificationEvent>[] = [];
   readonly faults: Numbered<FaultEvent>[] = [];
+  readonly crashes: Numbered<NodeCrashEvent>[] = [];
   readonly samples: Numbered<SampleEvent>[] = [];
   readonly finalRows = new Map<string, Numbered<{ kind: 'final-row'; row: FinalRow }>>();
   readonly steps = new Map<string, Numbered<FinalStepEvent>[]>();
@@ -54,6 +55,9 @@ export class HistoryIndex {
           break;
         case 'fault':
           this.faults.push(event);
+          break;
+        case 'node-crash':
+          this.crashes.push(event);
           break;
         case 'sample':
           this.samples.push(event);
@@ -112,7 +116,7 @@ export class HistoryIndex {
   }
 }
 
-const NODE_OUTAGES = new Set(['sigkill', 'sigterm', 'sigstop', 'clock-skew']);
+const NODE_OUTAGES = new Set(['sigkill', 'sigterm', 'sigstop', 'clock-skew', 'supervisor-restart']);
 
 /** The status a successful tasks/get or 2025-11-25 tasks/cancel answered with. */
 function statusIn(event: RpcEvent): string | undefined {

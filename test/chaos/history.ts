@@ -57,6 +57,17 @@ export interface FaultEvent {
   readonly until?: number;
 }
 
+/** A node process that exited without being told to (the harness then starts it again, as a supervisor would). */
+export interface NodeCrashEvent {
+  readonly kind: 'node-crash';
+  readonly t: number;
+  readonly node: string;
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** The last lines of its output. */
+  readonly output: string;
+}
+
 export interface LiveRow {
   readonly id: string;
   readonly owner_key: string;
@@ -109,7 +120,7 @@ export interface EndEvent {
   readonly t: number;
 }
 
-export type HistoryEvent = RunEvent | RpcEvent | NotificationEvent | FaultEvent | SampleEvent | FinalRowEvent | FinalStepEvent | EndEvent;
+export type HistoryEvent = RunEvent | RpcEvent | NotificationEvent | FaultEvent | NodeCrashEvent | SampleEvent | FinalRowEvent | FinalStepEvent | EndEvent;
 
 /** An event with its place in the history (the line number, from 1). */
 export type Numbered<E extends HistoryEvent = HistoryEvent> = E & { readonly seq: number };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ROOT } from '../support/demo-process.js';
 import { startChaosProxy } from './chaos-proxy.js';
 import { ChaosNode, FAKETIME_LIBRARY, freePort } from './cluster.js';
-import { injectFaults, planFaults } from './faults.js';
+import { injectFaults, planFaults, SUPERVISOR_RESTART } from './faults.js';
 import { History, readHistory } from './history.js';
 import { startObserver } from './observer.js';
 import { startPrivatePostgres } from './private-postgres.js';
@@ -41,11 +41,14 @@ async function main(): Promise<number> {
   const nodeCount = Math.floor(number('nodes', 3));
   const durationMs = Math.round(minutes * 60_000);
   const skew = existsSync(FAKETIME_LIBRARY);
+  // `--compiled`: the nodes run the built demo (run `npm run build` first), which starts in seconds on a loaded machine.
+  const compiled = process.argv.includes('--compiled');
+  if (compiled && !existsSync(path.join(ROOT, 'packages/demo/dist/node/main.js'))) throw new Error('--compiled needs the built demo: run `npm run build` first');
   const schedule = planFaults(seed, durationMs, nodeCount, { skew });
   const outDir = path.join(ROOT, '.tmp', 'chaos');
   mkdirSync(outDir, { recursive: true });
   const file = option('out') ?? path.join(outDir, `seed-${seed}.jsonl`);
-  console.log(`chaos: seed ${seed}, ${minutes} min, ${nodeCount} nodes, ${schedule.length} faults planned${skew ? '' : ' (no clock skew: libfaketime is not installed)'}; history in ${file}`);
+  console.log(`chaos: seed ${seed}, ${minutes} min, ${nodeCount} nodes${compiled ? ' (built)' : ''}, ${schedule.length} faults planned${skew ? '' : ' (no clock skew: libfaketime is not installed)'}; history in ${file}`);
 
   const history = new History(file);
   const cleanup: (() => Promise<unknown>)[] = [];
@@ -87,9 +90,29 @@ async function main(): Promise<number> {
     for (let i = 0; i < nodeCount; i++) {
       const databaseUrl = i === 0 ? `postgres://postgres@127.0.0.1:${proxy.port}/postgres` : postgres.url;
       const anonymous = nodeCount >= 3 && i === nodeCount - 1;
-      nodes.push(new ChaosNode({ name: `chaos-${i + 1}`, databaseUrl, ...(anonymous ? {} : { tokensFile }) }, await freePort(), env));
+      nodes.push(new ChaosNode({ name: `chaos-${i + 1}`, databaseUrl, compiled, ...(anonymous ? {} : { tokensFile }) }, await freePort(), env));
     }
-    cleanup.push(() => Promise.all(nodes.map((node) => node.stopWith('SIGKILL', 5_000))));
+    let ending = false;
+    cleanup.push(() => {
+      ending = true;
+      return Promise.all(nodes.map((node) => node.stopWith('SIGKILL', 5_000)));
+    });
+    for (const node of nodes) {
+      node.onCrash = (crash) => {
+        history.add({ kind: 'node-crash', ...crash });
+        console.error(`chaos: ${crash.node} crashed (exit ${crash.code ?? crash.signal}):\n${crash.output}`);
+        // A supervisor's restart, so the rest of the run still has the node.
+        // Recorded as an outage of the node's, as a kill is: the checker then expects its tasks
+        // taken over, and allows for it when every other node is out.
+        if (!ending)
+          setTimeout(() => {
+            void node
+              .start()
+              .catch(() => {})
+              .finally(() => history.add({ kind: 'fault', t: crash.t, fault: SUPERVISOR_RESTART, node: node.name, detail: 'after a crash', until: Date.now() }));
+          }, 1_000);
+      };
+    }
     // Together: the migration runner's advisory lock lets one apply them while the others wait.
     await Promise.all(nodes.map((node) => node.start()));
 

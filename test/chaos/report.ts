@@ -1,7 +1,7 @@
 // The soak's verdict as a person reads it: faults by kind, what was checked per promise, and for
 // each violation the schedule and the shortest excerpt that shows it.
 import { check, PROMISES } from './checker.js';
-import type { PlannedFault } from './faults.js';
+import { SUPERVISOR_RESTART, type PlannedFault } from './faults.js';
 import type { Numbered } from './history.js';
 import { minimise } from './minimise.js';
 import { INPUT_RESPONSE } from './transport.js';
@@ -10,11 +10,12 @@ export function report(events: readonly Numbered[], context: { file: string; sch
   const verdict = check(events);
   const run = events.find((e) => e.kind === 'run');
   const faults = new Map<string, number>();
-  for (const e of events) if (e.kind === 'fault') faults.set(e.fault, (faults.get(e.fault) ?? 0) + 1);
+  for (const e of events) if (e.kind === 'fault' && e.fault !== SUPERVISOR_RESTART) faults.set(e.fault, (faults.get(e.fault) ?? 0) + 1);
+  const restarts = events.filter((e) => e.kind === 'fault' && e.fault === SUPERVISOR_RESTART).length;
   const rpcs = events.filter((e) => e.kind === 'rpc');
   const count = (...methods: string[]) => rpcs.filter((e) => e.kind === 'rpc' && methods.includes(e.method) && e.result && !e.error).length;
   console.log(`chaos: seed ${run?.kind === 'run' ? run.seed : '?'}: ${rpcs.length} requests; tasks created ${verdict.promises.find((p) => p.name === 'created-task-exists')?.checked ?? 0}, answers acknowledged ${count('tasks/update', INPUT_RESPONSE)} (${count(INPUT_RESPONSE)} of them 2025-11-25 answers to a tasks/result stream's requests), cancels acknowledged ${count('tasks/cancel')}`);
-  console.log(`chaos: faults: ${[...faults].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'}`);
+  console.log(`chaos: faults: ${[...faults].map(([kind, n]) => `${kind} ${n}`).join(', ') || 'none'}${restarts > 0 ? `; nodes started again after a crash: ${restarts}` : ''}`);
   for (const promise of verdict.promises) console.log(`chaos:   ${promise.violations.length === 0 ? 'ok  ' : 'FAIL'} ${promise.name} (${promise.checked} checked): ${promise.says}`);
   if (verdict.violations.length === 0) {
     console.log(`chaos: no violations (history ${context.file})`);

@@ -1,6 +1,6 @@
 // The soak's clients' wire: one raw request of either revision, recorded in the history as the
 // client saw it (sent, answered or failed, with wall-clock times). Never throws.
-import { requestBody, requestHeaders } from '../server-raw-client.js';
+import { requestBody, requestHeaders } from '../support/server-raw-client.js';
 import type { History, Numbered, Revision, RpcEvent } from './history.js';
 
 export interface Caller {

@@ -1,7 +1,7 @@
 // The soak's clients: owners with tokens and one without, of both revisions, doing what clients
 // do (task calls of every demo tool, polls, answers and cancels on random nodes, follows,
 // attempts at another owner's tasks), each client from a random source of its own.
-import { listen } from '../notifications-client.js';
+import { listen } from '../support/notifications-client.js';
 import type { ChaosNode } from './cluster.js';
 import type { History, Revision } from './history.js';
 import type { Random } from './random.js';

@@ -1,6 +1,6 @@
 // Renders a Grafana dashboard's panels from a Prometheus's range queries as one PNG (SVG line
 // charts in a page, screenshotted by Chromium): the stand-in for Grafana screenshots where no
-// Grafana can be installed. Used by test/prometheus-alerts.test.ts with MCP_TASKS_DASHBOARD_PNG.
+// Grafana can be installed. Used by test/observability/prometheus-alerts.test.ts with MCP_TASKS_DASHBOARD_PNG.
 import { chromium } from 'playwright-core';
 
 interface Panel {
@@ -57,7 +57,7 @@ export async function renderDashboard(api: string, dashboard: { title: string; p
   const step = Math.max(1, Math.round((end - start) / 200));
   const charts: string[] = [];
   for (const panel of dashboard.panels) charts.push(chart(panel.title, await panelSeries(api, panel, start, end, step), start, end));
-  const html = `<!doctype html><html><head><style>body{font:12px sans-serif;margin:12px;background:#fff}.grid{display:grid;grid-template-columns:repeat(2,580px);gap:10px}.panel{border:1px solid #e2e8f0;padding:6px}h3{margin:0 0 4px;font-size:13px}.keys{font-size:10px;max-height:42px;overflow:hidden}</style></head><body><h2>${escapeXml(dashboard.title)}: panels drawn from a real Prometheus (test/prometheus-alerts.test.ts)</h2><div class="grid">${charts.join('')}</div></body></html>`;
+  const html = `<!doctype html><html><head><style>body{font:12px sans-serif;margin:12px;background:#fff}.grid{display:grid;grid-template-columns:repeat(2,580px);gap:10px}.panel{border:1px solid #e2e8f0;padding:6px}h3{margin:0 0 4px;font-size:13px}.keys{font-size:10px;max-height:42px;overflow:hidden}</style></head><body><h2>${escapeXml(dashboard.title)}: panels drawn from a real Prometheus (test/observability/prometheus-alerts.test.ts)</h2><div class="grid">${charts.join('')}</div></body></html>`;
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true });
   try {
     const page = await browser.newPage({ viewport: { width: 1220, height: 800 } });

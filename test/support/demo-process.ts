@@ -40,7 +40,7 @@ export async function spawnDemoNode(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let url: string;
   try {
-    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, options.startTimeoutMs ?? 30_000);
+    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, options.startTimeoutMs ?? 60_000);
   } catch (error) {
     // A node that never came up is not the test's to stop: without this it would hold the file open.
     child.kill('SIGKILL');

@@ -16,7 +16,7 @@ import { startEmbeddedPostgres } from '../../packages/demo/src/cluster/embedded-
 // @ts-expect-error: a plain ES module script, no types.
 import { installDirOf, POSTGRES_MAJORS } from '../../scripts/install-postgres-majors.mjs';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from './demo-process.js';
-import { rpc, waitFor } from '../server-raw-client.js';
+import { rpc, waitFor } from './server-raw-client.js';
 import { testClient } from './pg-clients.js';
 
 const POLL_MS = 5_000;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
-import { rpc } from '../../../test/server-raw-client.js';
+import { rpc } from '../../../test/support/server-raw-client.js';
 import { startLegacyOnlyFront, type LegacyOnlyFront } from './support/legacy-only-front.js';
 import { mcpTasks } from './support/run-mcp-tasks.js';
 

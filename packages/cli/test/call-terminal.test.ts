@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
-import { rpc } from '../../../test/server-raw-client.js';
+import { rpc } from '../../../test/support/server-raw-client.js';
 import { bin } from './support/run-mcp-tasks.js';
 import { startLegacyOnlyFront, type LegacyOnlyFront } from './support/legacy-only-front.js';
 import { startTmux, tmuxUnavailable, type TmuxSession } from './support/tmux-session.js';

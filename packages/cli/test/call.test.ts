@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
-import { rpc } from '../../../test/server-raw-client.js';
+import { rpc } from '../../../test/support/server-raw-client.js';
 import { mcpTasks } from './support/run-mcp-tasks.js';
 
 describe('mcp-tasks call, not on a terminal', { timeout: 120_000 }, () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { hostname, userInfo } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { authRpc } from '../../../test/auth-client.js';
+import { authRpc } from '../../../test/support/auth-client.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { eventually, spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
 import { bin, mcpTasks } from './support/run-mcp-tasks.js';

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { authRpc } from '../../../test/auth-client.js';
+import { authRpc } from '../../../test/support/auth-client.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from '../../../test/support/demo-process.js';
 import { mcpTasks } from './support/run-mcp-tasks.js';

@@ -1,5 +1,5 @@
 // The fair share of a contended node (issue 37, point 10), on the memory store: which runs are
-// held back, and when they go on. test/runtime-fair-share.test.ts measures it on PostgreSQL.
+// held back, and when they go on. test/runtime/fair-share.test.ts measures it on PostgreSQL.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';

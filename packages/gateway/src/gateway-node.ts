@@ -14,8 +14,10 @@ import { observeNodeGauges } from './metrics/node-gauges.js';
 import { openStore } from './store/open-store.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { UpstreamConfig } from './config-file/config-schema.js';
-import { ConfigFileError } from './config-file/config-file-error.js';
 import { prefixOf, startStdioUpstreams } from './stdio/start-stdio-upstreams.js';
+import { startHttpPlainTools } from './http-plain/start-http-plain-tools.js';
+import { addHttpUpstreamTools, distinctTools, ServedNames } from './upstreams/served-names.js';
+import { LiveStdioTools } from './stdio/live-stdio-tools.js';
 
 /** The server's default name: part of every task's owner, so every node must use the same one. */
 export const GATEWAY_SERVER_NAME = 'mcp-tasks-gateway';
@@ -81,17 +83,43 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
   if (config.console && !config.databaseUrl) throw new Error('MCP_TASKS_CONSOLE_TOKEN needs DATABASE_URL: the console shows the cluster from PostgreSQL');
   // Before any database connection: a stdio upstream that cannot start, or a name served twice, stops the node here.
   const stdio = await startStdioUpstreams(options.upstreams ?? [], options.configDirectory ?? process.cwd(), logger);
-  let taskTools: readonly AnyTaskTool[];
-  try {
-    taskTools = distinctTools([...(options.tools ?? [])], stdio.tools);
-  } catch (error) {
-    await stdio.stop();
-    throw error;
-  }
+  const httpPlain = await startHttpPlainTools(options.upstreams ?? [], logger);
   const httpUpstreams = [
     ...(config.upstream ? [{ name: 'upstream', url: config.upstream.url, token: config.upstream.token, revision: config.upstream.revision, capacity: config.upstream.capacity, rate: config.upstream.rate, identity: config.upstream.identity, prefix: undefined }] : []),
     ...(options.upstreams ?? []).flatMap((upstream) => (upstream.url === undefined ? [] : [{ ...upstream, url: upstream.url, capacity: undefined, rate: undefined, identity: undefined }])),
   ];
+  // Mounted on `/mcp` only. Their names are checked with the others' before any database connection.
+  const mounts = httpUpstreams.map((upstream) => {
+    const prefix = prefixOf(upstream);
+    return proxyUpstream({
+      name: upstream.name,
+      url: upstream.url,
+      rename: (tool) => `${prefix}${tool}`,
+      // Its plain tools run here as tasks (startHttpPlainTools); the relay serves the rest.
+      ...(httpPlain.plain.has(upstream.name) ? { filter: (tool: { name: string }) => !httpPlain.plain.get(upstream.name)!.has(tool.name) } : {}),
+      ...(upstream.token ? { token: upstream.token } : {}),
+      ...(upstream.revision ? { revision: upstream.revision } : {}),
+      ...(upstream.capacity ? { capacity: upstream.capacity } : {}),
+      ...(upstream.rate ? { rate: upstream.rate } : {}),
+      ...(upstream.identity ? { identity: upstream.identity } : {}),
+    });
+  });
+  let taskTools: readonly AnyTaskTool[];
+  let stdioTools: LiveStdioTools;
+  try {
+    const others = new ServedNames();
+    taskTools = distinctTools(others, [...(options.tools ?? [])], httpPlain.tools);
+    // The configuration file's: the one-upstream shorthand's `upstream_` prefix meets no other upstream.
+    await addHttpUpstreamTools(others, config.upstream ? mounts.slice(1) : mounts, logger);
+    distinctTools(others.copy(), [], stdio.tools);
+    // Served live: a stdio upstream's tool list change is served from the next request on.
+    stdioTools = new LiveStdioTools(others, stdio.upstreams.map((upstream) => upstream.name), stdio.tools, logger);
+    stdio.onToolsChanged((upstream, tools) => stdioTools.changed(upstream, tools));
+  } catch (error) {
+    for (const mount of mounts) mount.stopWatching();
+    await stdio.stop();
+    throw error;
+  }
   const { store, node, readiness, operator, clusterStats, gauges } = await openStore(config.databaseUrl, {
     nodeId: config.nodeId,
     leaseMs: config.leaseMs,
@@ -104,7 +132,7 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
     await stdio.stop();
     throw error;
   });
-  if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider, taskTools.map((tool) => tool.name));
+  if (clusterStats) observeClusterGauges(clusterStats, metrics.meterProvider, [...taskTools, ...stdioTools.live.current()].map((tool) => tool.name));
   const stopGauges = gauges ? observeNodeGauges(gauges, metrics.meterProvider) : () => {};
   const tasks = new McpTasks({
     store,
@@ -126,7 +154,7 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
   // Claim queued and released tasks from the start, before any request reaches this node. That
   // opens the LISTEN connection now: serve once the node is ready (or after a bound, and let
   // /readyz say why not), so a node is ready as soon as it prints its URL.
-  tasks.claimTools(taskTools);
+  tasks.claimTools([...taskTools, ...stdioTools.live.current()]);
   await readyWithin(readiness, STARTUP_READY_MS);
   // Each server's name is the server part of its tasks' owners. tasks.handler is the whole
   // endpoint: task tools, tasks/*, notifications/tasks on subscriptions/listen, the body checks.
@@ -139,30 +167,15 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
       allowedHosts: originPolicy.allowedHosts,
       allowedOrigins: originPolicy.allowedOrigins,
       tools: taskTools,
+      liveTools: stdioTools.live,
       ...(options.register ? { register: options.register } : {}),
       onerror: (error) => logger.error({ server: name, err: logSafe(error) }, 'MCP handler error'),
-      // The upstream's tools as `upstream_<name>`, with its task support (`/mcp` only).
-      ...(upstreams && httpUpstreams.length > 0
-        ? {
-            upstreams: httpUpstreams.map((upstream) => {
-              const prefix = prefixOf(upstream);
-              return proxyUpstream({
-                name: upstream.name,
-                url: upstream.url,
-                rename: (tool) => `${prefix}${tool}`,
-                ...(upstream.token ? { token: upstream.token } : {}),
-                ...(upstream.revision ? { revision: upstream.revision } : {}),
-                ...(upstream.capacity ? { capacity: upstream.capacity } : {}),
-                ...(upstream.rate ? { rate: upstream.rate } : {}),
-                ...(upstream.identity ? { identity: upstream.identity } : {}),
-              });
-            }),
-          }
-        : {}),
+      // The upstreams' tools as `<prefix><name>`, with their task support (`/mcp` only).
+      ...(upstreams && mounts.length > 0 ? { upstreams: mounts } : {}),
     });
   const handler = handlerFor(options.name ?? GATEWAY_SERVER_NAME, true);
   const otherHandler = options.otherName === undefined ? undefined : handlerFor(options.otherName);
-  const scopesSupported = options.scopesSupported ?? [...new Set(taskTools.flatMap((tool) => tool.scopes ?? []))];
+  const scopesSupported = options.scopesSupported ?? [...new Set([...taskTools, ...stdioTools.live.current()].flatMap((tool) => tool.scopes ?? []))];
   const auth = config.auth ? createEdgeAuth({ ...config.auth, scopesSupported }) : undefined;
   const operatorConsole =
     config.console && operator && clusterStats ? createConsole({ config: config.console, operator, stats: clusterStats, verifier: config.auth?.verifier }) : undefined;
@@ -203,16 +216,4 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
       await metrics.shutdown();
     },
   };
-}
-
-/** The module tools and the upstreams' plain tools, refused at start when two are served under one name. */
-function distinctTools(own: readonly AnyTaskTool[], upstream: ReadonlyArray<{ readonly tool: AnyTaskTool; readonly from: string }>): readonly AnyTaskTool[] {
-  const byName = new Map<string, string>();
-  const all = [...own.map((tool) => ({ tool, from: 'a module' })), ...upstream];
-  for (const { tool, from } of all) {
-    const before = byName.get(tool.name);
-    if (before !== undefined) throw new ConfigFileError(`Two tools would be served as ${tool.name}: from ${before} and from ${from}; give an upstream another prefix.`);
-    byName.set(tool.name, from);
-  }
-  return all.map(({ tool }) => tool);
 }

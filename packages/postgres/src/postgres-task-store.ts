@@ -55,6 +55,12 @@ import { parkTask } from './sql/park-task.js';
 import { cancelTask } from './sql/cancel-task.js';
 import { createTask } from './sql/create-task.js';
 import { finishTask } from './sql/finish-task.js';
+import { createTasks, type CreateWrite } from './sql/create-tasks.js';
+import { finishTasks, type FinishWrite } from './sql/finish-tasks.js';
+import { setStatusMessages, type StatusMessageWrite } from './sql/set-status-messages.js';
+import { beginSteps, type StepWrite } from './sql/begin-steps.js';
+import { finishSteps, type StepResultWrite } from './sql/finish-steps.js';
+import { WriteBatcher } from './writes/write-batcher.js';
 import { followTask } from './sql/follow-task.js';
 import { followTasks } from './sql/follow-tasks.js';
 import { getTask } from './sql/get-task.js';
@@ -149,6 +155,11 @@ export class PostgresTaskStore implements TaskStore {
   readonly #db: Kysely<TasksDatabase>;
   readonly #sql: SqlContext;
   readonly #reads: ReadBatcher;
+  readonly #creates: WriteBatcher<CreateWrite, TaskRecord>;
+  readonly #finishes: WriteBatcher<FinishWrite, TaskRecord | undefined>;
+  readonly #statusMessages: WriteBatcher<StatusMessageWrite, TaskRecord | undefined>;
+  readonly #stepBegins: WriteBatcher<StepWrite, StepBegin>;
+  readonly #stepResults: WriteBatcher<StepResultWrite, boolean>;
   /** The cancels a gateway on this database owes its upstreams (migration 0009). */
   readonly upstreamCancels: PostgresUpstreamCancelLedger;
   #closed: Promise<void> | undefined;
@@ -188,6 +199,33 @@ export class PostgresTaskStore implements TaskStore {
     this.#db = new Kysely<TasksDatabase>({ dialect: new PostgresDialect({ pool: this.#pool }) });
     this.#sql = sqlContext(this.#db, this.schema, controlChannelOf(this.schema), this.#pool, new PreparedStatements(options.preparedStatements ?? 'auto', logger));
     this.#reads = new ReadBatcher({ one: (ref) => readTask(this.#sql, ref), many: (refs) => readTaskBatch(this.#sql, refs) });
+    // Group commit: the hot writes that arrive while one of their kind is under way share a
+    // statement and its commit (docs/postgres.md, "Group commit").
+    this.#creates = new WriteBatcher({
+      one: ({ task, statusMessage, options }) => createTask(this.#sql, task, statusMessage, options),
+      many: (writes) => createTasks(this.#sql, writes),
+      key: ({ task }) => task.taskId,
+    });
+    this.#finishes = new WriteBatcher({
+      one: ({ ref, outcome, claim }) => finishTask(this.#sql, ref, outcome, claim),
+      many: (writes) => finishTasks(this.#sql, writes),
+      key: ({ ref }) => ref.taskId,
+    });
+    this.#statusMessages = new WriteBatcher({
+      one: ({ ref, statusMessage, claim }) => setStatusMessage(this.#sql, ref, statusMessage, claim),
+      many: (writes) => setStatusMessages(this.#sql, writes),
+      key: ({ ref }) => ref.taskId,
+    });
+    this.#stepBegins = new WriteBatcher({
+      one: ({ ref, claim, name }) => beginStep(this.#sql, ref, claim, name),
+      many: (writes) => beginSteps(this.#sql, writes),
+      key: ({ ref }) => ref.taskId,
+    });
+    this.#stepResults = new WriteBatcher({
+      one: ({ ref, claim, name, result }) => finishStep(this.#sql, ref, claim, name, result),
+      many: (writes) => finishSteps(this.#sql, writes),
+      key: ({ ref }) => ref.taskId,
+    });
     this.upstreamCancels = new PostgresUpstreamCancelLedger(this.#db, this.schema);
     connections.set(this, { pool: this.#pool, sql: this.#sql, schema: this.schema, directConnectionString: options.directConnectionString });
   }
@@ -215,7 +253,7 @@ export class PostgresTaskStore implements TaskStore {
   async create(task: NewTask, options: CreateOptions): Promise<TaskRecord> {
     validateNewTask(task);
     const statusMessage = task.statusMessage == null ? null : normaliseStatusMessage(task.statusMessage);
-    return refuseUnstorableValue(() => createTask(this.#sql, task, statusMessage, options));
+    return refuseUnstorableValue(() => this.#creates.write({ task, statusMessage, options }));
   }
 
   async get(ref: TaskRef): Promise<TaskRecord | undefined> {
@@ -237,7 +275,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async setStatusMessage(ref: TaskRef, statusMessage: string, claim?: RunClaim): Promise<TaskRecord | undefined> {
     validateRef(ref);
-    return refuseUnstorableValue(() => setStatusMessage(this.#sql, ref, normaliseStatusMessage(statusMessage), claim));
+    return refuseUnstorableValue(() => this.#statusMessages.write({ ref, statusMessage: normaliseStatusMessage(statusMessage), claim }));
   }
 
   async requestInput(ref: TaskRef, key: string, request: InputRequest, claim?: RunClaim): Promise<InputAsk> {
@@ -266,7 +304,7 @@ export class PostgresTaskStore implements TaskStore {
   async finish(ref: TaskRef, outcome: TaskOutcome, claim?: RunClaim): Promise<TaskRecord | undefined> {
     validateRef(ref);
     validateOutcome(outcome);
-    return refuseUnstorableValue(() => finishTask(this.#sql, ref, outcome, claim));
+    return refuseUnstorableValue(() => this.#finishes.write({ ref, outcome, claim }));
   }
 
   async controlStates(refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>> {
@@ -301,7 +339,7 @@ export class PostgresTaskStore implements TaskStore {
     validateRef(ref);
     validateClaim(claim);
     validateStepName(name);
-    return refuseUnstorableValue(() => beginStep(this.#sql, ref, claim, name));
+    return refuseUnstorableValue(() => this.#stepBegins.write({ ref, claim, name }));
   }
 
   async finishStep(ref: TaskRef, claim: RunClaim, name: string, result: JsonValue): Promise<boolean> {
@@ -309,7 +347,7 @@ export class PostgresTaskStore implements TaskStore {
     validateClaim(claim);
     validateStepName(name);
     validateJsonValue(result, `step ${name} result`, TASK_LIMITS.maxResultBytes);
-    return refuseUnstorableValue(() => finishStep(this.#sql, ref, claim, name, result));
+    return refuseUnstorableValue(() => this.#stepResults.write({ ref, claim, name, result }));
   }
 
   async steps(ref: TaskRef, options: StepsOptions = {}): Promise<readonly TaskStep[]> {

@@ -20,6 +20,7 @@ export {
   type ToolResult,
 } from './tool/define-tool.js';
 export { InlineInputNeeded } from './tool/inline-input.js';
+export { LiveTaskTools } from './tool/live-task-tools.js';
 export { TASKS_EXTENSION, declaresTasksExtension } from './capability/tasks-extension.js';
 export { missingTasksCapability } from './capability/missing-tasks-capability.js';
 export {
@@ -28,14 +29,14 @@ export {
   type DefaultOwnerOptions,
   type OwnerRequest,
   type OwnerResolver,
-} from './owner/owner-resolver.js';
-export { SubjectlessTokenError, SUBJECTLESS_TOKEN_MESSAGE } from './auth/subjectless-token.js';
+} from './access/owner-resolver.js';
+export { SubjectlessTokenError, SUBJECTLESS_TOKEN_MESSAGE } from './access/subjectless-token.js';
 export { classifySdkError } from './errors/classify-sdk-error.js';
 export { toProtocolError } from './errors/to-protocol-error.js';
 export { staticTokenVerifier, parseStaticTokens, type StaticToken, type StaticTokenTable } from './auth/static-token-verifier.js';
 export { jwtTokenVerifier, type JwtTokenVerifierOptions } from './auth/jwt-token-verifier.js';
-export { assertScopes, missingScopes, InsufficientScopeError } from './auth/task-scopes.js';
-export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './auth/task-scope-challenge.js';
+export { assertScopes, missingScopes, InsufficientScopeError } from './access/task-scopes.js';
+export { taskScopeChallenge, TASK_METHODS, type TaskScopeChallengeDeps } from './access/task-scope-challenge.js';
 export { checkRequestBody } from './front/check-request-body.js';
 export type { ClientMistakeLogOptions } from './errors/client-mistake-log.js';
 export { jsonTextTooDeep, MAX_JSON_DEPTH } from './exchange/json-depth.js';
@@ -48,6 +49,7 @@ export { LimitRefusalCounter } from './limits/limit-refusal-counter.js';
 export { NodeAdmission, DEFAULT_ADMISSION, type AdmissionOptions } from './limits/node-admission.js';
 export { ToolRunLimits, DEFAULT_TOOL_RUNS, type ToolRunOptions } from './limits/tool-run-limits.js';
 export { RequestLimits, type LimitedCall } from './limits/request-limits.js';
+export { LISTEN_BASE_COST, LISTEN_IDS_PER_TOKEN, requestCost } from './limits/request-cost.js';
 export { proxyUpstream, UpstreamMount, type ProxyUpstreamOptions } from './proxy/upstream-mount.js';
 export { UpstreamCapacityError, type UpstreamCapacityOptions } from './proxy/upstream-share.js';
 export type { UpstreamRateOptions } from './proxy/upstream-pacer.js';

@@ -4,7 +4,6 @@ import {
   createMcpHandler,
   McpServer,
   requireScopes,
-  type AuthInfo,
   type CreateMcpHandlerOptions,
   type Implementation,
   type JSONRPCRequest,
@@ -14,8 +13,8 @@ import {
   type Result,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { TaskReadMemo } from './auth/task-read-memo.js';
-import { taskScopeChallenge, TASK_METHODS } from './auth/task-scope-challenge.js';
+import { TaskReadMemo } from './access/task-read-memo.js';
+import { taskScopeChallenge, TASK_METHODS } from './access/task-scope-challenge.js';
 import { TASKS_EXTENSION } from './capability/tasks-extension.js';
 import { classifySdkError } from './errors/classify-sdk-error.js';
 import { clientMistakeKind } from './errors/client-mistake.js';
@@ -35,15 +34,15 @@ import { RefusalHold, type RefusalHoldOptions } from './limits/refusal-hold.js';
 import { withTaskListen, type TaskListenHandler, type TaskListenOptions } from './listen/task-listen.js';
 import { taskRequestServer } from './direct/task-request-server.js';
 import { toolCallServer } from './direct/tool-call-server.js';
-import { frontDoor, type DirectServe, type McpTasksHandler } from './front/front-door.js';
-import { limitRefusalServer } from './direct/limit-refusal-server.js';
-import { tasksCancel } from './handlers/tasks-cancel.js';
-import { tasksGet } from './handlers/tasks-get.js';
-import { tasksUpdate } from './handlers/tasks-update.js';
+import { frontDoor, type McpTasksHandler } from './front/front-door.js';
+import { fastLane } from './front/fast-lane.js';
+import { ownerOfRequest } from './access/request-owner.js';
+import { TASK_METHODS_2026, type TaskHandler } from './front/method-table.js';
 import { taskToolsCall } from './handlers/tools-call.js';
-import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } from './owner/owner-resolver.js';
+import { defaultOwnerResolver, type DefaultOwnerOptions, type OwnerResolver } from './access/owner-resolver.js';
 import { McpRequestTracer } from './telemetry/mcp-request-tracer.js';
 import type { AnyTaskTool, TaskTool } from './tool/define-tool.js';
+import type { LiveTaskTools } from './tool/live-task-tools.js';
 import { runInline } from './tool/run-inline.js';
 import { claimedTaskExecute } from './tool/task-execute.js';
 import { assertSdkSeams } from './sdk/assert-sdk-seams.js';
@@ -148,6 +147,8 @@ export interface McpTasksHandlerOptions extends Pick<TaskListenOptions, 'keepAli
   readonly version: string;
   /** The task tools ({@link defineTool}). */
   readonly tools?: readonly AnyTaskTool[];
+  /** Task tools beside `tools` whose list changes while serving: each request gets the list of its moment ({@link LiveTaskTools}). */
+  readonly liveTools?: LiveTaskTools;
   /** Adds the ordinary SDK tools, resources and prompts to each request's McpServer (`server.registerTool(...)`). */
   readonly register?: (server: McpServer, context: McpRequestContext) => void;
   /** The McpServer's options (instructions, capabilities, ...). */
@@ -187,9 +188,10 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** What {@link McpTasks.register} reads of the `createMcpHandler` factory's context. */
 export type RegisterContext = Pick<McpRequestContext, 'requestInfo'> & Partial<Pick<McpRequestContext, 'era' | 'authInfo'>>;
 
+/** Changed in place when a handler's {@link LiveTaskTools} change: the fast path and each request's McpServer read it then. */
 interface PreparedTools {
-  readonly byName: ReadonlyMap<string, TaskTool>;
-  readonly registrations: ReadonlyArray<{ readonly tool: TaskTool; readonly config: ReturnType<typeof toolConfig> }>;
+  readonly byName: Map<string, TaskTool>;
+  readonly registrations: Array<{ readonly tool: TaskTool; readonly config: ReturnType<typeof toolConfig> }>;
 }
 
 /**
@@ -276,17 +278,18 @@ export class McpTasks {
    * {@link close} end its listen streams; close the handler itself before `tasks.close()`.
    */
   handler(options: McpTasksHandlerOptions): McpTasksHandler {
-    const { name, version, tools = [], register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, maxBodyBytes, ...listenOptions } = options;
+    const { name, version, tools = [], liveTools, register, serverOptions, handlerOptions, onerror, upstreams = [], directTasks, allowedHosts, allowedOrigins, maxBodyBytes, ...listenOptions } = options;
     const originPolicy = originPolicyOf(allowedHosts ?? 'any', allowedOrigins ?? []);
-    const prepared = this.#prepare(tools);
+    const prepared = this.#prepare(liveTools ? [...tools, ...liveTools.current()] : tools);
+    liveTools?.onChange((now) => this.#refill(prepared, [...tools, ...now]));
     for (const mount of upstreams) {
       if (this.#upstreamNames.has(mount.name)) throw new Error(`McpTasks: upstream ${mount.name} is already mounted by another handler`);
       this.#upstreamNames.add(mount.name);
     }
     const proxy = upstreams.length === 0 ? undefined : new UpstreamProxy(this.runtime, this.enabled, upstreams, this.#maxArgumentBytes, { meterProvider: this.#meterProvider });
     if (proxy) this.#proxies.add(proxy);
-    // Proxied tools need the McpServer's tool handlers even when the host has no tool of its own.
-    const mcpOptions = proxy ? { ...serverOptions, capabilities: { tools: {}, ...serverOptions?.capabilities } } : serverOptions;
+    // Proxied and live tools need the McpServer's tool handlers even when the host has no tool of its own (yet).
+    const mcpOptions = proxy || liveTools ? { ...serverOptions, capabilities: { tools: {}, ...serverOptions?.capabilities } } : serverOptions;
     const sdkHandler = createMcpHandler(
       (context) => {
         const server = new McpServer({ name, version }, mcpOptions);
@@ -311,47 +314,33 @@ export class McpTasks {
     const listen = this.listen(legacy, { ...listenOptions, serverName: name, serverInfo: { name, version }, ...errors });
     // The direct path answers in JSON, as the SDK does unless told to stream every answer.
     const direct = this.enabled && directTasks !== false && handlerOptions?.responseMode !== 'sse';
-    const serveTasks = direct
-      ? taskRequestServer({
-          runtime: this.runtime,
+    // With upstreams the proxy routes every tools/call first: those stay the SDK lane's.
+    const fast = direct
+      ? fastLane({
           resolveOwner: this.#resolveOwner,
           serverName: name,
-          serverInfo: { name, version },
-          tracer: this.#tracer,
           admission: this.#admission,
-          onerror,
-          ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
-        })
-      : undefined;
-    // With upstreams the proxy routes every tools/call first: those stay the SDK path's.
-    const serveTools =
-      direct && !proxy && prepared.byName.size > 0
-        ? toolCallServer({
+          tasks: taskRequestServer({
             runtime: this.runtime,
-            resolveOwner: this.#resolveOwner,
-            serverName: name,
             serverInfo: { name, version },
             tracer: this.#tracer,
-            tools: prepared.byName,
-            maxArgumentBytes: this.#maxArgumentBytes,
             admission: this.#admission,
-          })
-        : undefined;
-    // Last: what the others leave to the SDK path and its limits refuse is answered here as that path would.
-    const serveRefusals = direct
-      ? limitRefusalServer({ resolveOwner: this.#resolveOwner, serverName: name, admission: this.#admission })
+            onerror,
+            ...(proxy ? { cancelling: (deps, cancel) => proxy.cancelling(deps, cancel) } : {}),
+          }),
+          toolCalls:
+            !proxy && (prepared.byName.size > 0 || liveTools)
+              ? toolCallServer({
+                  runtime: this.runtime,
+                  serverInfo: { name, version },
+                  tracer: this.#tracer,
+                  tools: prepared.byName,
+                  maxArgumentBytes: this.#maxArgumentBytes,
+                  admission: this.#admission,
+                })
+              : undefined,
+        })
       : undefined;
-    const servers = [serveTasks, serveTools, serveRefusals].filter((serve): serve is DirectServe => serve !== undefined);
-    const fast: DirectServe | undefined =
-      servers.length === 0
-        ? undefined
-        : async (request) => {
-            for (const serve of servers) {
-              const served = await serve(request);
-              if (served) return served;
-            }
-            return undefined;
-          };
     return frontDoor({
       sdk: listen,
       fast,
@@ -392,7 +381,7 @@ export class McpTasks {
     const onerror = options.onerror;
     const edge = withLegacyTasks(handler, {
       runtime: this.runtime,
-      ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
+      ownerOf: ownerOfRequest(this.#resolveOwner, serverName),
       listTasks: this.#listTasks,
       keepAliveMs: options.keepAliveMs ?? 15_000,
       onerror: onerror ?? ((error) => this.#logger.error({ err: logSafe(error.message) }, 'legacy tasks edge failed')),
@@ -421,11 +410,18 @@ export class McpTasks {
     return { byName, registrations };
   }
 
+  /** Serves `tools` instead (a live list changed): checked and claimed first, then changed in place. */
+  #refill(prepared: PreparedTools, tools: readonly AnyTaskTool[]): void {
+    const next = this.#prepare(tools);
+    prepared.byName.clear();
+    for (const [name, tool] of next.byName) prepared.byName.set(name, tool);
+    prepared.registrations.splice(0, prepared.registrations.length, ...next.registrations);
+  }
+
   #install(server: McpServer, prepared: PreparedTools, serverName: string, context: RegisterContext | undefined, proxy?: UpstreamProxy): void {
     const requestInfo = context?.requestInfo;
     const legacy = context?.era === 'legacy';
-    const ownerFor = (authInfo: AuthInfo | undefined, request: Request | undefined): Promise<TaskOwner> =>
-      Promise.resolve(this.#resolveOwner({ authInfo, request, serverName }));
+    const ownerFor = ownerOfRequest(this.#resolveOwner, serverName);
     const ownerOf = (ctx: ServerContext): Promise<TaskOwner> => ownerFor(ctx.http?.authInfo, ctx.http?.req ?? requestInfo);
 
     for (const { tool, config } of prepared.registrations) {
@@ -461,10 +457,11 @@ export class McpTasks {
     challengeMethods(server, TASK_METHODS, taskScopeChallenge({ store: this.runtime.store, ownerFor: (authInfo) => ownerFor(authInfo, requestInfo), memo }));
     const traced = (method: string, handle: (params: unknown, ctx: ServerContext) => Promise<Result>) =>
       (params: unknown, ctx: ServerContext) => this.#tracer.trace({ method, ...taskIdOf(params) }, ctx, () => handle(params, ctx));
-    server.server.setRequestHandler('tasks/get' as never, { params: looseParams } as never, traced('tasks/get', tasksGet(deps)) as never);
-    server.server.setRequestHandler('tasks/update' as never, { params: looseParams } as never, traced('tasks/update', tasksUpdate(deps)) as never);
-    const cancel = proxy ? proxy.cancelling(deps, tasksCancel(deps)) : tasksCancel(deps);
-    server.server.setRequestHandler('tasks/cancel' as never, { params: looseParams } as never, traced('tasks/cancel', cancel) as never);
+    // The SDK lane's way through the method table: each row's handler on the McpServer (the fast lane calls the same ones).
+    for (const [method, row] of Object.entries(TASK_METHODS_2026)) {
+      const handle: TaskHandler = method === 'tasks/cancel' && proxy ? proxy.cancelling(deps, row.handler(deps)) : row.handler(deps);
+      server.server.setRequestHandler(method as never, { params: looseParams } as never, traced(row.span, handle) as never);
+    }
     if (prepared.byName.size === 0 || proxy) return;
 
     // A CreateTaskResult must leave unwrapped (the McpServer's tools/call validates results as
@@ -517,7 +514,7 @@ export class McpTasks {
     if (serverName === undefined) throw new Error('McpTasks.listen: pass serverName (the name of the McpServer the handler serves)');
     const listen = withTaskListen(handler, {
       runtime: this.runtime,
-      ownerOf: (authInfo, request) => Promise.resolve(this.#resolveOwner({ authInfo, request, serverName })),
+      ownerOf: ownerOfRequest(this.#resolveOwner, serverName),
       serverInfo: options.serverInfo ?? { name: serverName, version: '0.0.0' },
       ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
       ...(options.maxTaskIds === undefined ? {} : { maxTaskIds: options.maxTaskIds }),

@@ -26,8 +26,10 @@ export const journalAgrees: SystemPromise = {
         violations.push({ promise: this.name, taskId: row.id, message: `step ${overRun.name} started ${overRun.starts} times in ${row.attempt} runs`, evidence });
         continue;
       }
-      // Besides its files, each run of an export that got to export journals `run-<attempt>`.
-      const runs = steps.filter((s) => s.done && s.name.startsWith('run-')).length;
+      // Besides its files, each run of an export that got to export journals `run-<attempt>`; a
+      // run lost while journaling it (started, never done) got there too, and the run after it
+      // is a resumption.
+      const runs = steps.filter((s) => s.name.startsWith('run-')).length;
       const done = steps.filter((s) => s.done && !s.name.startsWith('run-')).map((s) => s.name);
       if (done.some((name, i) => name !== `file-${i + 1}`)) {
         violations.push({ promise: this.name, taskId: row.id, message: `the finished steps are not files 1..N: ${done.join(', ')}`, evidence });

@@ -3,7 +3,7 @@ import type { SystemPromise, Violation } from './promise.js';
 /** How long past the lease a dead node's tasks may stay on it (the reaper's period, a claim, a busy 2-core machine). */
 export const TAKEOVER_SLACK_MS = 10_000;
 
-const GONE = new Set(['sigkill', 'sigterm', 'clock-skew']);
+const GONE = new Set(['sigkill', 'sigterm', 'clock-skew', 'supervisor-restart']);
 
 /**
  * A task whose node died is failed, or taken over (resumable), within the lease plus a bound:
@@ -25,7 +25,7 @@ export const lostNodeTakenOver: SystemPromise = {
       if (!before) continue;
       const held = before.live.filter((row) => row.node_id?.split('/')[0] === fault.node);
       // The process ends at the signal for a kill; a drain may run until the process exits.
-      const ended = fault.fault === 'sigkill' ? fault.t : (fault.until ?? fault.t);
+      const ended = fault.fault === 'sigkill' || fault.fault === 'supervisor-restart' ? fault.t : (fault.until ?? fault.t);
       // Nobody can take over while PostgreSQL is down or every other node is out: such time is added.
       const names = index.run?.nodeNames ?? Array.from({ length: index.run?.nodes ?? 0 }, (_, i) => `chaos-${i + 1}`);
       const others = names.filter((name) => name !== fault.node);

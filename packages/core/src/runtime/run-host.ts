@@ -131,7 +131,9 @@ export class RunHost {
   /**
    * Waits up to `deadlineMs` for the runs to finish, then ends the rest: a resumable task is
    * handed over (another node claims it and its journal resumes it), any other fails with a clear
-   * error; then detaches from the node.
+   * error; then detaches from the node. A resumable task whose release cannot be written (the
+   * store out) is left to the lease, as {@link close} leaves every run's: once this node is gone
+   * its lease reaper releases it. Failing it would end a task another node could resume.
    */
   async drain(deadlineMs: number): Promise<void> {
     // What is left to run has until the deadline: nothing waits for a turn any more.
@@ -140,9 +142,14 @@ export class RunHost {
     const error: JsonRpcErrorObject = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' };
     await Promise.allSettled(
       [...this.#runs.values()].map(async (run) => {
-        const released = run.resumable ? await this.#store.release(run.ref, run.claim).catch(() => undefined) : undefined;
-        if (released) this.#telemetry.handedOver(run.labels);
-        else await this.#ending.finish(run, { status: 'failed', error, statusMessage: error.message });
+        if (run.resumable) {
+          // Undefined: the claim is gone (a cancel, another node's reaper), nothing left to hand over.
+          const released = await this.#store.release(run.ref, run.claim).catch((failure: unknown) => {
+            this.#onError(failure, { ...run.ref, tool: run.tool });
+            return undefined;
+          });
+          if (released) this.#telemetry.handedOver(run.labels);
+        } else await this.#ending.finish(run, { status: 'failed', error, statusMessage: error.message });
         run.abort();
       }),
     );

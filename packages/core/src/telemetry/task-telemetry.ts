@@ -19,6 +19,7 @@ import type { TaskOwner } from '../task/task-owner.js';
 import type { Logger } from '../log/logger.js';
 import { ownerHash } from '../log/owner-hash.js';
 import { taskRunChannel, taskStatusChannel, type TaskRunMessage, type TaskStatusMessage } from './task-channels.js';
+import { creatorLinks } from './task-trace-context.js';
 
 /** Where telemetry goes; both default to the global OpenTelemetry providers (no-ops without an SDK). */
 export interface TelemetryOptions {
@@ -148,7 +149,8 @@ export class TaskTelemetry {
 
   /**
    * Opens the telemetry of one run: the `start` event, the `execute_tool` span as a child of
-   * `parent` (the context of the `tools/call` that created the task), and the running gauge.
+   * `parent` (the context of the `tools/call` that created the task, or a root linked to it: see
+   * `creatorContext`), and the running gauge.
    */
   runStarted(task: TaskLabels, parent: Context): RunTelemetry {
     return new RunTelemetry(task, this.#nodeId, parent, this.#tracerProvider, this.#runInstruments);
@@ -178,6 +180,7 @@ export class RunTelemetry {
     this.#instruments = instruments;
     this.#attributes = { 'gen_ai.tool.name': task.tool, 'mcp_tasks.node.id': nodeId };
     const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
+    const links = creatorLinks(parent);
     this.#span = tracer.startSpan(
       `execute_tool ${task.tool}`,
       {
@@ -189,7 +192,10 @@ export class RunTelemetry {
           'mcp.task.id': task.taskId,
           'mcp_tasks.server': task.server,
           'mcp_tasks.node.id': nodeId,
+          // A run in a trace of its own names the task's trace, as tasks/get and tasks/cancel do.
+          ...(links[0] ? { 'mcp_tasks.task.trace_id': links[0].context.traceId } : {}),
         },
+        links,
       },
       parent,
     );

@@ -1,4 +1,4 @@
-import { isSpanContextValid, ROOT_CONTEXT, trace, type Context, type SpanContext } from '@opentelemetry/api';
+import { createContextKey, isSpanContextValid, ROOT_CONTEXT, trace, type Context, type Link, type SpanContext } from '@opentelemetry/api';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -22,12 +22,34 @@ export function creatorSpanContext(task: { readonly traceContext?: string | null
 }
 
 /**
- * The context a run of a claimed or resumed task starts in: its creating span as the parent, so
- * the run's `execute_tool` span joins the creating request's trace on whatever node runs it.
+ * How long after its creating request a run still joins that request's trace as a child. A run
+ * claimed later (a task queued for long, or released by a node that drained or died hours into
+ * it) starts a trace of its own with a link to the creating span instead: tail-sampling collectors
+ * have long decided the creating trace by then (30 s by default), and a child hours later would
+ * stretch the trace's waterfall over all that time.
  */
-export function creatorContext(task: { readonly traceContext?: string | null }): Context | undefined {
+export const TRACE_JOIN_MS = 10 * 60_000;
+
+/** The creating span a run's context asks its `execute_tool` span to link to (set by {@link creatorContext}). */
+const CREATOR_LINK = createContextKey('mcp-tasks creator link');
+
+/**
+ * The context a run of a claimed or resumed task starts in. Within {@link TRACE_JOIN_MS} of the
+ * task's creation: its creating span as the parent, so the run's `execute_tool` span joins the
+ * creating request's trace on whatever node runs it. Later: no parent, and the creating span to
+ * link to ({@link creatorLinks}).
+ */
+export function creatorContext(task: { readonly traceContext?: string | null; readonly createdAt: Date }, now = Date.now()): Context | undefined {
   const span = creatorSpanContext(task);
-  return span && trace.setSpanContext(ROOT_CONTEXT, span);
+  if (!span) return undefined;
+  if (now - task.createdAt.getTime() <= TRACE_JOIN_MS) return trace.setSpanContext(ROOT_CONTEXT, span);
+  return ROOT_CONTEXT.setValue(CREATOR_LINK, span);
+}
+
+/** The links a run's `execute_tool` span starts with: its creating span when {@link creatorContext} made it a root. */
+export function creatorLinks(context: Context): Link[] {
+  const creator = context.getValue(CREATOR_LINK) as SpanContext | undefined;
+  return creator ? [{ context: creator, attributes: { 'mcp_tasks.link': 'task.created_by' } }] : [];
 }
 
 /** Links the active span (a `tasks/get`, `tasks/update`, `tasks/cancel` request) to the span that created the task. */

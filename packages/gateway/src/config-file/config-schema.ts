@@ -19,12 +19,14 @@ export const upstreamSchema = z
     revision: z.enum(['2026-07-28', '2025-11-25']).optional().describe('The protocol revision of an HTTP upstream (default 2026-07-28).'),
     prefix: z.string().regex(/^[A-Za-z0-9_-]{0,64}$/, 'must be at most 64 letters, digits, _ or -').optional().describe('What goes before each tool\'s name instead of `<name>_` (may be empty).'),
     retry: z.union([RETRY, z.record(z.string(), RETRY)]).optional().describe('For plain tools: `idempotent` (another node runs a task again when its node dies) or `never` (default), for all its tools or by tool name.'),
-    scopes: z.array(z.string().min(1)).optional().describe('With auth on: the scopes a caller needs for every tool of this upstream.'),
+    scopes: z.array(z.string().min(1)).optional().describe('With auth on: the scopes a caller needs for every tool of this stdio upstream (refused on an HTTP upstream).'),
   })
   .superRefine((upstream, ctx) => {
     if ((upstream.url === undefined) === (upstream.command === undefined)) ctx.addIssue({ code: 'custom', path: ['url'], message: 'give exactly one of url (HTTP) or command (stdio)' });
     if (upstream.command === undefined) {
       for (const key of ['args', 'env', 'cwd'] as const) if (upstream[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is for a stdio upstream (command)' });
+      // The proxy's relay of an HTTP upstream checks no scopes of its own: a setting it would ignore is refused, never left to look like a protection.
+      if (upstream.scopes !== undefined) ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'is for a stdio upstream (command): the relay of an HTTP upstream checks no scopes in this version' });
     } else {
       for (const key of ['token', 'revision'] as const) if (upstream[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'is for an HTTP upstream (url)' });
     }

@@ -1,8 +1,20 @@
 import type { ElicitParams, SampleParams } from '@mcp-tasks/core';
 import { defineTool, type AnyTaskTool, type ToolContext } from '@mcp-tasks/server';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { StdioUpstream } from './stdio-upstream.js';
+import type { UpstreamAsker } from './call-router.js';
+
+/** What one call of a plain tool sends with it, and where its progress and questions go. */
+export interface PlainCall {
+  readonly signal: AbortSignal;
+  readonly asker: UpstreamAsker;
+  onProgress(progress: number, total: number | undefined, message: string | undefined): void;
+}
+
+/** Where a plain tool runs: a stdio process (`StdioUpstream`) or a 2025-11-25 HTTP server (`HttpPlainUpstream`). */
+export interface PlainUpstream {
+  call(tool: string, args: Record<string, unknown>, call: PlainCall): Promise<CallToolResult>;
+}
 
 /** How one upstream's plain tools are served. */
 export interface PlainToolOptions {
@@ -21,7 +33,7 @@ export interface PlainToolOptions {
  * becomes the task's `input_required` (answered by `tasks/update` on any node); the task's cancel
  * (on any node) aborts the call, which sends `notifications/cancelled` upstream.
  */
-export function plainTaskTool(upstream: StdioUpstream, tool: Tool, options: PlainToolOptions): AnyTaskTool {
+export function plainTaskTool(upstream: PlainUpstream, tool: Tool, options: PlainToolOptions): AnyTaskTool {
   const resumable = options.idempotent(tool.name);
   return defineTool({
     name: `${options.prefix}${tool.name}`,

@@ -1,8 +1,7 @@
 import { defaultLogger, logSafe, type Logger } from '@mcp-tasks/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
-  CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -10,7 +9,9 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CallRouter, type UpstreamAsker } from './call-router.js';
+import { CallRouter } from './call-router.js';
+import { callPlainTool, plainClient } from './plain-client.js';
+import type { PlainCall } from './plain-task-tool.js';
 
 /** Options of {@link StdioUpstream}. */
 export interface StdioUpstreamOptions {
@@ -25,13 +26,6 @@ export interface StdioUpstreamOptions {
   /** How long the first start may take (spawn, initialize, tools/list). Default 30 000 ms. */
   readonly startTimeoutMs?: number;
   readonly logger?: Logger;
-}
-
-/** What one call sends and where its progress and questions go. */
-export interface StdioCall {
-  readonly signal: AbortSignal;
-  readonly asker: UpstreamAsker;
-  onProgress(progress: number, total: number | undefined, message: string | undefined): void;
 }
 
 /**
@@ -49,6 +43,7 @@ export class StdioUpstream {
   #connecting: Promise<Client> | undefined;
   #tools: readonly Tool[] = [];
   #stopped = false;
+  #startedOnce = false;
   #failures = 0;
   #restartTimer: NodeJS.Timeout | undefined;
 
@@ -78,24 +73,17 @@ export class StdioUpstream {
     return this.#tools;
   }
 
-  /** Called with the new list after the upstream said `notifications/tools/list_changed`. */
+  /** Called with the new list after the upstream said `notifications/tools/list_changed`, and after each restart. */
   onToolsChanged(listener: (tools: readonly Tool[]) => void): void {
     this.#listeners.push(listener);
   }
 
   /** Calls a tool; the signal's abort sends `notifications/cancelled` upstream and rejects. */
-  async call(tool: string, args: Record<string, unknown>, call: StdioCall): Promise<CallToolResult> {
+  async call(tool: string, args: Record<string, unknown>, call: PlainCall): Promise<CallToolResult> {
     const client = await this.#ready();
     const release = this.#router.enter(call.asker);
     try {
-      const result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, {
-        signal: call.signal,
-        onprogress: (progress) => call.onProgress(progress.progress, progress.total, progress.message),
-        // A plain tool may run as long as its task: a progress notification or an answer keeps it alive.
-        timeout: 24 * 60 * 60 * 1000,
-        resetTimeoutOnProgress: true,
-      });
-      return result as CallToolResult;
+      return await callPlainTool(client, tool, args, call);
     } finally {
       release();
     }
@@ -131,7 +119,7 @@ export class StdioUpstream {
       ...(cwd ? { cwd } : {}),
       stderr: 'pipe',
     });
-    const client = new Client({ name: 'mcp-tasks-gateway', version: '0.1.0' }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: false } } });
+    const client = plainClient();
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#router.ask('elicit', request.params as never) as never);
     client.setRequestHandler(CreateMessageRequestSchema, (request) => this.#router.ask('sample', request.params as never) as never);
     client.setRequestHandler(ListRootsRequestSchema, () => this.#router.ask('roots', undefined) as never);
@@ -148,6 +136,9 @@ export class StdioUpstream {
     this.#client = client;
     this.#failures = 0;
     this.#logger.info({ upstream: this.name, tools: this.#tools.length }, 'stdio upstream started');
+    // A process started again may list other tools than the one before (a change it never said).
+    if (this.#startedOnce) for (const listener of this.#listeners) listener(this.#tools);
+    this.#startedOnce = true;
     return client;
   }
 

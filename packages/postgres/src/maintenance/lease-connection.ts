@@ -87,7 +87,13 @@ export class LeaseConnection {
 
   #pool(config: pg.PoolConfig): pg.Pool {
     const pool = new pg.Pool(config);
-    pool.on('error', (error) => this.#logger.warn('the lease connection failed; the next renewal reconnects', error));
+    // Every connection's own listener: the pool's covers an idle connection only, and one a
+    // statement holds (between a statement's answer and its release) that the server ends (a
+    // restart, a terminate) would emit 'error' with no listener, which ends the process. Its next
+    // statement fails instead, and the pool discards it on release.
+    pool.on('connect', (client) => client.on('error', (error) => this.#logger.warn('the lease connection failed; the next renewal reconnects', error)));
+    // An idle connection's failure reaches both listeners: the connection's has logged it.
+    pool.on('error', () => undefined);
     return pool;
   }
 }

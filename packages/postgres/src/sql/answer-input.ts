@@ -1,7 +1,7 @@
 import type { InputAnswerResult, InputResponses, TaskRef } from '@mcp-tasks/core';
-import { decideAnswer, stateOf } from '@mcp-tasks/core';
+import { decideAnswer, ownerKey, stateOf } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { isLive, touchedAt } from '../schema/task-predicates.js';
+import { isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
 import { getTask } from './get-task.js';
@@ -27,7 +27,7 @@ export async function answerInput(context: SqlContext, ref: TaskRef, responses: 
          SET inputs = inputs || ${JSON.stringify(decision.answered)}::jsonb,
              status = ${decision.status},
              last_updated_at = ${touchedAt}
-       WHERE id = ${ref.taskId} AND ${isLive}
+       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive}
       RETURNING *, ${wakeRunner(tx, sql`'input'`, sql`tasks`)},
                 ${notifyClaimable(tx.channel, sql`tasks`)}
     `.execute(trx);

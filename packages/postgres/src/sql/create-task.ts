@@ -51,7 +51,8 @@ export async function createTask(context: SqlContext, task: NewTask, statusMessa
   }
 }
 
-function storedBytesExceeded(pool: 'owner' | 'shared', detail: string | undefined): StoredBytesExceededError {
+/** The typed refusal of a full storage pool, from the DETAIL (JSON) the database gave. */
+export function storedBytesExceeded(pool: 'owner' | 'shared', detail: string | undefined): StoredBytesExceededError {
   const { kept, limit, freesInMs } = JSON.parse(detail ?? '{}') as { kept?: number; limit?: number; freesInMs?: number | null };
   return new StoredBytesExceededError(pool, Number(limit), Number(kept), freesInMs == null ? undefined : Number(freesInMs));
 }

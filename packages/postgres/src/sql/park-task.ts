@@ -1,7 +1,7 @@
 import type { RunClaim, TaskRef } from '@mcp-tasks/core';
-import { decidePark, stateOf } from '@mcp-tasks/core';
+import { decidePark, ownerKey, stateOf } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { heldBy, touchedAt } from '../schema/task-predicates.js';
+import { heldBy, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { getTask } from './get-task.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
 
@@ -22,7 +22,7 @@ export async function parkTask(context: SqlContext, ref: TaskRef, claim: RunClai
          SET node_id = NULL,
              handovers = handovers + 1,
              last_updated_at = ${touchedAt}
-       WHERE id = ${ref.taskId} AND ${heldBy(claim)}
+       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${heldBy(claim)}
       RETURNING id
     `.execute(trx);
     return rows.length === 1;

@@ -1,7 +1,7 @@
 import type { InputAsk, InputRequest, RunClaim, TaskRef } from '@mcp-tasks/core';
-import { decideAsk, decideRunWrite, stateOf } from '@mcp-tasks/core';
+import { decideAsk, decideRunWrite, ownerKey, stateOf } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { touchedAt } from '../schema/task-predicates.js';
+import { touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { notifyFollowers } from './notify-followers.js';
 import { getTask } from './get-task.js';
 import { withExecutor, type SqlContext } from './sql-context.js';
@@ -30,7 +30,7 @@ export async function requestInput(context: SqlContext, ref: TaskRef, key: strin
          SET status = 'input_required',
              last_updated_at = ${touchedAt}
              ${addKey}
-       WHERE id = ${ref.taskId}
+       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))}
       ${decision.changed ? sql`RETURNING ${notifyFollowers(context.channel)}` : sql``}
     `.execute(trx);
     return { state: 'pending' };

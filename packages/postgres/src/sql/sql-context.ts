@@ -13,6 +13,8 @@ export interface SqlContext {
   readonly nodes: RawBuilder<unknown>;
   /** `<schema>.create_durable_task`, the one-round-trip create with its quota check (migrations 0003, 0004). */
   readonly createTaskFunction: RawBuilder<unknown>;
+  /** `<schema>.create_durable_tasks`, several creates in one statement (migration 0022). */
+  readonly createTasksFunction: RawBuilder<unknown>;
   /** `<schema>.task_steps`, the journal of `ctx.step`. */
   readonly steps: RawBuilder<unknown>;
   /** `<schema>.cluster_stats`, the leader's counts of the cluster's tasks (migration 0005). */
@@ -37,6 +39,7 @@ export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: s
     tasks: sql.id(schema, 'tasks'),
     nodes: sql.id(schema, 'nodes'),
     createTaskFunction: sql.id(schema, 'create_durable_task'),
+    createTasksFunction: sql.id(schema, 'create_durable_tasks'),
     steps: sql.id(schema, 'task_steps'),
     clusterStats: sql.id(schema, 'cluster_stats'),
     storage: sql.id(schema, 'task_storage'),

@@ -1,5 +1,6 @@
 import type { Implementation, RequestId } from '@modelcontextprotocol/server';
 import type { DirectResponse } from '../exchange/direct-exchange.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -23,8 +24,13 @@ export function errorResponse(id: RequestId, error: unknown): DirectResponse {
   const thrown = Number.isSafeInteger(fields.code) ? (fields.code as number) : -32603;
   const code = thrown === -32002 ? -32602 : thrown;
   const message = fields.message ?? 'Internal error';
-  const body = { jsonrpc: '2.0', id, error: { code, message, ...(fields.data !== undefined ? { data: fields.data } : {}) } };
+  const body = jsonRpcErrorBody(id, { code, message: message as string, data: fields.data });
   return { status: code === MISSING_CAPABILITY ? 400 : 200, headers: JSON_HEADERS, body: JSON.stringify(body) };
+}
+
+/** The SDK's answer when its pre-dispatch scope challenge throws: HTTP 500, in the SDK's key order. */
+export function internalErrorResponse(id: RequestId): DirectResponse {
+  return { status: 500, headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id }) };
 }
 
 function withServerInfo(result: Record<string, unknown>, serverInfo: Implementation): Record<string, unknown> {

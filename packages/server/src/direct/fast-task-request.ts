@@ -1,12 +1,11 @@
 import { isWellFormedTaskId } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import type { DirectRequest } from '../exchange/direct-exchange.js';
+import { taskMethodOf, type TaskMethod2026 } from '../front/method-table.js';
 import { isPlainObject, readModernRequest } from './modern-request.js';
 
-/** The project's own methods the direct path serves. */
-export type FastTaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel';
-
-const FAST_METHODS: ReadonlySet<string> = new Set<FastTaskMethod>(['tasks/get', 'tasks/update', 'tasks/cancel']);
+/** The project's own methods the direct path serves (the fast rows of the method table). */
+export type FastTaskMethod = TaskMethod2026;
 
 /** A `tasks/*` request the direct path may serve, with what the SDK would hand its handler. */
 export interface FastTaskRequest {
@@ -48,7 +47,7 @@ export function readFastTaskRequest(request: DirectRequest): FastTaskRequest | u
 
 /** The task id a `tasks/*` request must name in `Mcp-Name`, when the direct path serves it. */
 function taskIdOf(method: string, params: Record<string, unknown>): string | undefined {
-  if (!FAST_METHODS.has(method)) return undefined;
+  if (taskMethodOf(method)?.fast !== true) return undefined;
   const taskId = params['taskId'];
   if (typeof taskId !== 'string' || !isWellFormedTaskId(taskId)) return undefined;
   if ('inputResponses' in params && !isPlainObject(params['inputResponses'])) return undefined;

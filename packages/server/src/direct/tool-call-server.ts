@@ -1,26 +1,24 @@
-import { ownerKey, QuotaExceededError, RuntimeDrainingError, type TaskRuntime } from '@mcp-tasks/core';
-import type { Implementation, Result, ServerContext } from '@modelcontextprotocol/server';
-import { missingScopes } from '../auth/task-scopes.js';
+import { QuotaExceededError, RuntimeDrainingError, type TaskRuntime } from '@mcp-tasks/core';
+import type { Implementation, Result } from '@modelcontextprotocol/server';
+import { lacksScopes } from '../access/task-scopes.js';
+import { TOOLS_CALL_2026 } from '../front/method-table.js';
+import { requestContextOf } from '../front/request-context.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import { startToolTask } from '../handlers/start-tool-task.js';
 import { checkArguments } from '../handlers/tool-arguments.js';
 import { EXTENSION_REVISION } from '../handlers/tools-call.js';
 import type { Admission } from '../limits/admission.js';
-import type { OwnerResolver } from '../owner/owner-resolver.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { taskExecute } from '../tool/task-execute.js';
-import { bodyBytesOf, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
-import { directOwnerOf } from './direct-owner.js';
+import { bodyBytesOf } from '../exchange/direct-exchange.js';
 import { errorResponse, resultResponse } from './encode-task-response.js';
-import { readFastToolCall, type FastToolCall } from './fast-tool-call.js';
+import { readFastToolCall } from './fast-tool-call.js';
+import type { FastMethodServer } from '../front/fast-lane.js';
 
 /** What {@link toolCallServer} needs: the same parts the SDK path's `tools/call` is built from. */
 export interface ToolCallServerOptions {
   readonly runtime: TaskRuntime;
-  readonly resolveOwner: OwnerResolver;
-  /** The server part of the owners (the McpServer's name). */
-  readonly serverName: string;
   /** Stamped on every result's `_meta`, as the SDK stamps its McpServer's identity. */
   readonly serverInfo: Implementation;
   readonly tracer: McpRequestTracer;
@@ -47,26 +45,26 @@ const NO_TASK_NOW = Symbol('no task now');
  * the quota metrics, since only the store's insert knows the owner is over it.
  * A call meets the limits of task tool calls ({@link RequestLimits.toolRuns}) on both paths.
  */
-export function toolCallServer(options: ToolCallServerOptions): (request: DirectRequest) => Promise<DirectResponse | undefined> {
-  const { runtime, resolveOwner, serverName, serverInfo, tracer, tools, maxArgumentBytes, admission } = options;
-  return async (request) => {
+export function toolCallServer(options: ToolCallServerOptions): FastMethodServer {
+  const { runtime, serverInfo, tracer, tools, maxArgumentBytes, admission } = options;
+  return async (request, classified, ownerOnce) => {
     const call = readFastToolCall(request, tools);
     if (!call) return undefined;
     const { tool } = call;
     const authInfo = request.authInfo;
-    if (tool.scopes.length > 0 && (authInfo === undefined || missingScopes(tool.scopes, authInfo).length > 0)) return undefined;
+    if (tool.scopes.length > 0 && (authInfo === undefined || lacksScopes(tool.scopes, authInfo))) return undefined;
     // Draining refuses every start: no span of this path's for a call the SDK path then answers.
     if (runtime.draining) return undefined;
     const checked = checkArguments(tool, call.arguments, maxArgumentBytes);
     if (!checked.ok) return undefined;
-    const owner = await directOwnerOf(resolveOwner, serverName, request);
+    const owner = await ownerOnce();
     if (owner === undefined) return undefined;
-    const admitted = await admission.admit({ ownerKey: ownerKey(owner), authenticated: authInfo !== undefined }, 'toolCall', call.id, bodyBytesOf(request));
+    const admitted = await admission.admitRequest(classified, TOOLS_CALL_2026.limited, owner, authInfo !== undefined, bodyBytesOf(request));
     if (admitted.refused) return admitted.refused;
     const { leave } = admitted;
-    const ctx = contextOf(call, authInfo);
+    const ctx = requestContextOf(call, authInfo);
     try {
-      const result = await tracer.trace({ method: 'tools/call', toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {
+      const result = await tracer.trace({ method: TOOLS_CALL_2026.span, toolName: tool.name }, ctx, async (): Promise<Result | typeof NO_TASK_NOW> => {
         try {
           const record = await startToolTask(runtime, tool, ctx, { owner, args: checked.value, execute: taskExecute(tool, undefined), authenticated: authInfo !== undefined });
           return EXTENSION_REVISION.created(record);
@@ -83,12 +81,4 @@ export function toolCallServer(options: ToolCallServerOptions): (request: Direct
       leave();
     }
   };
-}
-
-/** What the tracer and the task start read of the SDK's context, built as the SDK builds it. */
-function contextOf(call: FastToolCall, authInfo: DirectRequest['authInfo']): ServerContext {
-  return {
-    mcpReq: { id: call.id, method: call.method, _meta: call.meta, envelope: call.envelope },
-    http: authInfo === undefined ? undefined : { authInfo },
-  } as unknown as ServerContext;
 }

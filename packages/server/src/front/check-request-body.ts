@@ -1,6 +1,7 @@
 import { isWellFormedTaskId } from '@mcp-tasks/core';
 import { ProtocolErrorCode, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 import { TOO_DEEP, valueTooDeep } from '../exchange/json-depth.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** Methods whose `params.taskId` names one task. */
 const TASK_ID_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/result']);
@@ -79,7 +80,7 @@ function invalidParams(id: string | number | null, message: string): JSONRPCErro
 }
 
 function errorResponse(id: string | number | null, code: number, message: string): JSONRPCErrorResponse {
-  return { jsonrpc: '2.0', id, error: { code, message } } as JSONRPCErrorResponse;
+  return jsonRpcErrorBody(id, { code, message }) as JSONRPCErrorResponse;
 }
 
 function isPlainObject(value: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { AuthInfo, McpHandlerRequestOptions } from '@modelcontextprotocol/server';
-import { namesNoSubject, subjectlessTokenResponse } from '../auth/subjectless-token.js';
+import { namesNoSubject, subjectlessTokenResponse } from '../access/subjectless-token.js';
 import { directRequestOf, fromWebResponse, toWebResponse, type DirectRequest, type DirectResponse } from '../exchange/direct-exchange.js';
 import { parsedBodyOf } from '../exchange/parsed-body.js';
 import type { TaskListenHandler } from '../listen/task-listen.js';
@@ -8,6 +8,7 @@ import { refuseRequestBody } from './check-request-body.js';
 import { TOO_DEEP } from '../exchange/json-depth.js';
 import { forbiddenBody, foreignRequest, type OriginPolicy } from './request-origin.js';
 import { withFetch } from './with-fetch.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** Serves one request on the fast lane, or `undefined` when it is the SDK lane's. */
 export type DirectServe = (request: DirectRequest) => Promise<DirectResponse | undefined>;
@@ -83,7 +84,7 @@ export function frontDoor(options: FrontDoorOptions): McpTasksHandler {
     const parsed = await parsedBodyOf(request, requestOptions);
     // A body that is not JSON is the SDK's to answer, in its words.
     if (!parsed) return sdk.fetch(request, requestOptions);
-    if (parsed.tooDeep) return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${TOO_DEEP}` } }, { status: 400 });
+    if (parsed.tooDeep) return Response.json(jsonRpcErrorBody(null, { code: -32700, message: `Parse error: ${TOO_DEEP}` }), { status: 400 });
     const answer = await serveParsed(directRequestOf(request, parsed.body, authInfo), parsed.body, requestOptions);
     return answer instanceof Response ? answer : toWebResponse(answer);
   }

@@ -1,4 +1,5 @@
 import { ErrorCode } from '@mcp-tasks/core';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /**
  * Which `Host` and `Origin` headers an endpoint serves (DNS rebinding protection). A page on
@@ -71,7 +72,7 @@ function hostNameOf(host: string): string {
 
 /** The 403 answer's body: a JSON-RPC error, as the SDK's own Host/Origin helpers answer. */
 export function forbiddenBody(message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.ServerError, message } });
+  return JSON.stringify(jsonRpcErrorBody(null, { code: ErrorCode.ServerError, message }));
 }
 
 /**

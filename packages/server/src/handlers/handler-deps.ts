@@ -1,7 +1,7 @@
 import { TaskNotFoundError, type TaskOwner, type TaskRef, type TaskSnapshot, type TaskRuntime } from '@mcp-tasks/core';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { TaskReadMemo } from '../auth/task-read-memo.js';
-import { assertScopes } from '../auth/task-scopes.js';
+import type { TaskReadMemo } from '../access/task-read-memo.js';
+import { assertScopes } from '../access/task-scopes.js';
 
 /** What the `tasks/*` and `tools/call` handlers share: the runtime and how to tell the owner. */
 export interface HandlerDeps {

@@ -2,7 +2,7 @@ import { QuotaExceededError, RuntimeDrainingError, toTaskView, type JsonObject, 
 import { ProtocolError, type CallToolResult, type InputRequiredResult, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
-import { assertScopes } from '../auth/task-scopes.js';
+import { assertScopes } from '../access/task-scopes.js';
 import { toProtocolError } from '../errors/to-protocol-error.js';
 import type { TaskTool } from '../tool/define-tool.js';
 import { withInlineRun, type InlineRunCarrier } from '../tool/inline-run-carrier.js';

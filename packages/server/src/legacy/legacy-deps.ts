@@ -1,7 +1,6 @@
 import { linkToCreator, TaskNotFoundError, type TaskOwner, type TaskRecord, type TaskRef, type TaskRuntime } from '@mcp-tasks/core';
 import type { AuthInfo, RequestId } from '@modelcontextprotocol/server';
-import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
-import { missingScopes } from '../auth/task-scopes.js';
+import { scopeRefusal } from '../access/insufficient-scope-response.js';
 import type { ListenStreamCaps } from '../limits/listen-stream-caps.js';
 import type { RefusalHold } from '../limits/refusal-hold.js';
 import type { McpRequestTracer } from '../telemetry/mcp-request-tracer.js';
@@ -43,8 +42,8 @@ export async function ownedTask(deps: LegacyTasksDeps, call: LegacyCall, taskId:
   const ref: TaskRef = { taskId, owner: await deps.ownerOf(call.authInfo, call.request) };
   const record = await deps.runtime.store.get(ref);
   if (!record) return rpcError(call.id, new TaskNotFoundError());
-  const missing = missingScopes(record.scopes, call.authInfo);
-  if (missing.length > 0) return insufficientScopeResponse(record.scopes, call.authInfo);
+  const refused = scopeRefusal(record.scopes, call.authInfo);
+  if (refused) return refused;
   // The request's span (tasks/get, tasks/cancel, the tasks/result stream) joins the task's trace.
   linkToCreator(record);
   return { ref, record };

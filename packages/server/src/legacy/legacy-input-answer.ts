@@ -1,10 +1,10 @@
 import { ErrorCode, type InputResponse, type JsonObject, type JsonRpcErrorObject } from '@mcp-tasks/core';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
-import { missingScopes } from '../auth/task-scopes.js';
+import { scopeRefusal } from '../access/insufficient-scope-response.js';
 import { readInputRequestId, type InputRequestTarget } from './input-request-id.js';
 import type { LegacyTasksDeps } from './legacy-deps.js';
 import { errorObjectOf } from './legacy-json-rpc.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** A POST body that is one JSON-RPC response (no `method`) to a request this server minted. */
 export interface InputAnswer {
@@ -42,7 +42,8 @@ export async function recordInputAnswer(deps: LegacyTasksDeps, answer: InputAnsw
   // Own keys only: the id may name `constructor` or `__proto__`, which every plain object inherits.
   const input = record && Object.hasOwn(record.inputs, answer.target.key) ? record.inputs[answer.target.key] : undefined;
   if (!record || !input || input.response !== undefined) return accepted();
-  if (missingScopes(record.scopes, authInfo).length > 0) return insufficientScopeResponse(record.scopes, authInfo);
+  const refused = scopeRefusal(record.scopes, authInfo);
+  if (refused) return refused;
   if (answer.error !== undefined && input.request.method !== 'elicitation/create') {
     const error = clientError(input.request.method, answer.error);
     await deps.runtime.store.finish(ref, { status: 'failed', error, statusMessage: error.message });
@@ -53,7 +54,7 @@ export async function recordInputAnswer(deps: LegacyTasksDeps, answer: InputAnsw
   try {
     await deps.runtime.update(ref, { [answer.target.key]: response });
   } catch (error) {
-    return Response.json({ jsonrpc: '2.0', id: null, error: errorObjectOf(error) }, { status: 400 });
+    return Response.json(jsonRpcErrorBody(null, errorObjectOf(error)), { status: 400 });
   }
   return accepted();
 }

@@ -1,6 +1,7 @@
 import { ErrorCode, JsonRpcError, type JsonRpcErrorObject } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { toProtocolError } from '../errors/to-protocol-error.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** A JSON-RPC result as a JSON response. */
 export function rpcResult(id: RequestId, result: Record<string, unknown>): Response {
@@ -12,7 +13,7 @@ export function rpcResult(id: RequestId, result: Record<string, unknown>): Respo
  * else becomes -32603 with a reference, its details logged, never sent.
  */
 export function rpcError(id: RequestId | null, error: unknown): Response {
-  return Response.json({ jsonrpc: '2.0', id, error: errorObjectOf(error) });
+  return Response.json(jsonRpcErrorBody(id, errorObjectOf(error)));
 }
 
 export function errorObjectOf(error: unknown): JsonRpcErrorObject {

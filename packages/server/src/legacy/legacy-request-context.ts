@@ -1,4 +1,5 @@
 import type { AuthInfo, RequestId, ServerContext } from '@modelcontextprotocol/server';
+import { requestContextOf } from '../front/request-context.js';
 
 /**
  * What the request tracer reads of a 2025-11-25 `tasks/*` request this edge serves without the
@@ -7,8 +8,5 @@ import type { AuthInfo, RequestId, ServerContext } from '@modelcontextprotocol/s
  */
 export function legacyRequestContext(call: { id: RequestId; method: string; params: Record<string, unknown> }, request: Request, authInfo: AuthInfo | undefined): ServerContext {
   const meta = call.params['_meta'];
-  return {
-    mcpReq: { id: call.id, method: call.method, ...(typeof meta === 'object' && meta !== null ? { _meta: meta } : {}) },
-    http: { req: request, ...(authInfo === undefined ? {} : { authInfo }) },
-  } as unknown as ServerContext;
+  return requestContextOf({ id: call.id, method: call.method, ...(typeof meta === 'object' && meta !== null ? { meta: meta as Record<string, unknown> } : {}) }, authInfo, request);
 }

@@ -10,6 +10,7 @@ import { inputRequestId } from './input-request-id.js';
 import { ownedTask, type LegacyCall, type LegacyTasksDeps } from './legacy-deps.js';
 import { errorObjectOf } from './legacy-json-rpc.js';
 import { RELATED_TASK_META_KEY, toLegacyTask } from './legacy-task.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** An open `tasks/result` stream, as the edge ends them at drain and close. */
 export interface ResultStream {
@@ -61,7 +62,7 @@ function finalMessage(id: RequestId, record: TaskRecord): Record<string, unknown
     return { jsonrpc: '2.0', id, result: { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId: record.taskId } } } };
   }
   if (record.status === 'failed') return { jsonrpc: '2.0', id, error: record.error ?? { code: ErrorCode.InternalError, message: 'Internal error' } };
-  return { jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Task ${record.taskId} was cancelled: it has no result` } };
+  return jsonRpcErrorBody(id, { code: ErrorCode.InvalidParams, message: `Task ${record.taskId} was cancelled: it has no result` });
 }
 
 function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, first: TaskRecord, open: Set<ResultStream>, release: ReleaseSlot): ReadableStream<Uint8Array> {
@@ -78,7 +79,7 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
   };
   const stream: ResultStream = {
     end: () => {
-      send(messageFrame({ jsonrpc: '2.0', id: call.id, error: SHUTTING_DOWN.toJSON() }));
+      send(messageFrame(jsonRpcErrorBody(call.id, SHUTTING_DOWN.toJSON())));
       finish();
     },
   };
@@ -104,14 +105,14 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
     keepAlive = setInterval(() => send(KEEPALIVE_FRAME), deps.keepAliveMs);
     // The token's expiry ends the stream: no result or input request reaches a client past it.
     cancelExpiry = atTokenExpiry(call.authInfo, () => {
-      send(messageFrame({ jsonrpc: '2.0', id: call.id, error: TOKEN_EXPIRED.toJSON() }));
+      send(messageFrame(jsonRpcErrorBody(call.id, TOKEN_EXPIRED.toJSON())));
       finish();
     });
     if (closed) return;
     try {
       unfollow = await deps.runtime.follow(ref, wake);
     } catch (error) {
-      send(messageFrame({ jsonrpc: '2.0', id: call.id, error: errorObjectOf(error) }));
+      send(messageFrame(jsonRpcErrorBody(call.id, errorObjectOf(error))));
       return finish();
     }
     const asked = new Set<string>();
@@ -122,7 +123,7 @@ function resultStream(deps: LegacyTasksDeps, call: LegacyCall, ref: TaskRef, fir
       // Take the pulse before the read, so a change during the read is not missed.
       const changed = pulse.promise;
       if (record === undefined) {
-        send(messageFrame({ jsonrpc: '2.0', id: call.id, error: errorObjectOf(new JsonRpcError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found')) }));
+        send(messageFrame(jsonRpcErrorBody(call.id, errorObjectOf(new JsonRpcError(ErrorCode.InvalidParams, 'Failed to retrieve task: Task not found')))));
         return finish();
       }
       if (record.status !== status) {

@@ -1,5 +1,6 @@
-import { isLegacyRequest, type McpHandlerRequestOptions, type McpHttpHandler, type RequestId } from '@modelcontextprotocol/server';
+import { isLegacyRequest, type McpHandlerRequestOptions, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { parsedBodyOf } from '../exchange/parsed-body.js';
+import { classifyRequest } from '../exchange/classify-request.js';
 import { readInputAnswer, recordInputAnswer } from './legacy-input-answer.js';
 import type { LegacyCall, LegacyTasksDeps } from './legacy-deps.js';
 import { rpcError } from './legacy-json-rpc.js';
@@ -43,7 +44,8 @@ export function withLegacyTasks(handler: McpHttpHandler, deps: LegacyTasksDeps):
     const authInfo = requestOptions?.authInfo;
     const answer = readInputAnswer(body);
     if (answer) return recordInputAnswer(deps, answer, request, authInfo);
-    const call = taskRequestOf(body);
+    const classified = classifyRequest(body);
+    const call = classified && classified.id !== null && Object.hasOwn(methods, classified.method) ? { method: classified.method, id: classified.id, params: classified.params as Record<string, unknown> } : undefined;
     const serve = call && methods[call.method];
     if (!call || !serve || !(await isLegacyRequest(request, body))) return handler.fetch(request, forward);
     const respond = async () => {
@@ -73,12 +75,4 @@ export function withLegacyTasks(handler: McpHttpHandler, deps: LegacyTasksDeps):
       return open.size;
     },
   };
-}
-
-function taskRequestOf(body: unknown): { method: string; id: RequestId; params: Record<string, unknown> } | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
-  if (typeof method !== 'string' || !method.startsWith('tasks/') || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  const plain = typeof params === 'object' && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
-  return { method, id, params: plain };
 }

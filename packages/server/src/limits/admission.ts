@@ -1,6 +1,8 @@
-import type { JsonRpcError } from '@mcp-tasks/core';
+import { ownerKey, type JsonRpcError, type TaskOwner } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import { toWebResponse, type DirectResponse } from '../exchange/direct-exchange.js';
+import type { ClassifiedRequest } from '../exchange/classify-request.js';
+import { requestCost } from './request-cost.js';
 import { limitNameOf, limitRefusal } from './limit-refusal.js';
 import type { ReleaseSlot } from './listen-stream-caps.js';
 import { heldRefusal, type RefusalHold } from './refusal-hold.js';
@@ -35,6 +37,16 @@ export class Admission {
     return typeof admitted === 'function' ? { leave: admitted } : { refused: this.refuse(call.ownerKey, bodyBytes, id, admitted) };
   }
 
+  /** Admits the classified `request` of `owner` as `kind` ({@link admit} of its {@link limitedCallOf}). */
+  admitRequest(request: ClassifiedRequest, kind: 'task' | 'toolCall', owner: TaskOwner, authenticated: boolean, bodyBytes: number | undefined): Promise<Admitted> {
+    return this.admit(limitedCallOf(request, ownerKey(owner), authenticated), kind, request.id, bodyBytes);
+  }
+
+  /** What {@link admitRequest} would refuse at once ({@link refuseNow}). */
+  refuseRequestNow(request: ClassifiedRequest, owner: TaskOwner, authenticated: boolean, bodyBytes: number | undefined): DirectResponse | Promise<DirectResponse> | undefined {
+    return this.refuseNow(limitedCallOf(request, ownerKey(owner), authenticated), request.id, bodyBytes);
+  }
+
   /** What {@link admit} would refuse at once, without queueing (`undefined`: it would admit or queue, and nothing was taken). */
   refuseNow(call: LimitedCall, id: RequestId | null, bodyBytes: number | undefined): DirectResponse | Promise<DirectResponse> | undefined {
     const refusal = this.limits?.refusal(call);
@@ -50,4 +62,12 @@ export class Admission {
   async refuseResponse(ownerKey: string, bodyBytes: number | undefined, id: RequestId | null, error: JsonRpcError): Promise<Response> {
     return toWebResponse(await this.refuse(ownerKey, bodyBytes, id, error));
   }
+}
+
+/**
+ * `request` of `ownerKey` as the limits see it. A listen may not wait for its owner's share: a
+ * client that behaves opens a stream, not nine at once (see {@link LimitedCall.queue}).
+ */
+export function limitedCallOf(request: ClassifiedRequest, ownerKey: string, authenticated: boolean): LimitedCall {
+  return { ownerKey, authenticated, taskId: request.taskId, queue: request.method !== 'subscriptions/listen', cost: requestCost(request.method, request.params) };
 }

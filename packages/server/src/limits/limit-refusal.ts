@@ -1,6 +1,7 @@
 import { InFlightLimitError, LimitReachedError, NodeSaturatedError, RateLimitedError, type JsonRpcError } from '@mcp-tasks/core';
 import type { RequestId } from '@modelcontextprotocol/server';
 import type { DirectResponse } from '../exchange/direct-exchange.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /**
  * The answer to a request a limit refused: the JSON-RPC error, HTTP 429 for an owner's limit and
@@ -13,7 +14,7 @@ export function limitRefusal(id: RequestId | null, error: JsonRpcError): DirectR
   if (error instanceof RateLimitedError || error instanceof NodeSaturatedError) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
   else if (error instanceof InFlightLimitError || isNodeCap(error)) headers['retry-after'] = '1';
   const status = error instanceof NodeSaturatedError || isNodeCap(error) ? 503 : 429;
-  return { status, headers, body: JSON.stringify({ jsonrpc: '2.0', id, error: error.toJSON() }) };
+  return { status, headers, body: JSON.stringify(jsonRpcErrorBody(id, error.toJSON())) };
 }
 
 /** A node-wide cap (`listenStreams.maxPerNode`, …): the node is full, not the owner. */

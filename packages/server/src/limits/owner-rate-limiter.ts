@@ -41,18 +41,20 @@ export class OwnerRateLimiter {
   }
 
   /**
-   * Takes one token of `key`'s bucket: 0 when granted, otherwise the milliseconds until one is back.
-   * `requestsPerSecond` (at least the limiter's own) is this owner's sustained rate now; its bucket
-   * then holds at least one second of it.
+   * Takes `cost` tokens of `key`'s bucket (one by default): 0 when granted, otherwise the
+   * milliseconds until they are back. `requestsPerSecond` (at least the limiter's own) is this
+   * owner's sustained rate now; its bucket then holds at least one second of it. A cost above
+   * what the bucket holds costs a full bucket, so every request can pass one day.
    */
-  take(key: string, requestsPerSecond = this.requestsPerSecond): number {
+  take(key: string, requestsPerSecond = this.requestsPerSecond, cost = 1): number {
     const rate = Math.max(this.requestsPerSecond, requestsPerSecond);
     const bucket = this.#refilled(key, rate);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    const tokens = this.#price(cost, rate);
+    if (bucket.tokens >= tokens) {
+      bucket.tokens -= tokens;
       return 0;
     }
-    return this.#wait(bucket, rate);
+    return this.#wait(bucket, rate, tokens);
   }
 
   /**
@@ -60,10 +62,20 @@ export class OwnerRateLimiter {
    * the milliseconds until one is back, with the bookkeeping of a refused take (so a refusal decided
    * here leaves the bucket as `take` refusing would).
    */
-  retryAfter(key: string, requestsPerSecond = this.requestsPerSecond): number {
+  retryAfter(key: string, requestsPerSecond = this.requestsPerSecond, cost = 1): number {
     const rate = Math.max(this.requestsPerSecond, requestsPerSecond);
     const bucket = this.#refilled(key, rate);
-    return bucket.tokens >= 1 ? 0 : this.#wait(bucket, rate);
+    const tokens = this.#price(cost, rate);
+    return bucket.tokens >= tokens ? 0 : this.#wait(bucket, rate, tokens);
+  }
+
+  /** `cost` in tokens, at most what a bucket at `rate` holds. */
+  #price(cost: number, rate: number): number {
+    return Math.min(cost, this.#capacity(rate));
+  }
+
+  #capacity(rate: number): number {
+    return Math.max(this.burst, rate);
   }
 
   /** `key`'s bucket refilled to now at `rate`, made the most recently used. */
@@ -72,7 +84,7 @@ export class OwnerRateLimiter {
     let bucket = this.#buckets.get(key);
     if (bucket) {
       this.#buckets.delete(key);
-      bucket.tokens = Math.min(Math.max(this.burst, rate), bucket.tokens + ((now - bucket.at) / 1000) * rate);
+      bucket.tokens = Math.min(this.#capacity(rate), bucket.tokens + ((now - bucket.at) / 1000) * rate);
       bucket.at = now;
     } else {
       bucket = { tokens: this.burst, at: now };
@@ -83,8 +95,8 @@ export class OwnerRateLimiter {
     return bucket;
   }
 
-  #wait(bucket: Bucket, rate: number): number {
-    return ((1 - bucket.tokens) / rate) * 1000;
+  #wait(bucket: Bucket, rate: number, tokens: number): number {
+    return ((tokens - bucket.tokens) / rate) * 1000;
   }
 
   /** Owners with a bucket (at most `maxOwners`). */

@@ -40,6 +40,8 @@ export interface LimitedCall {
    * busy with the most expensive request there is.
    */
   readonly queue?: boolean | undefined;
+  /** What the request costs its owner's rate, in tokens (default 1; a listen more: `requestCost`). */
+  readonly cost?: number | undefined;
 }
 
 const NOTHING: ReleaseSlot = () => {};
@@ -84,7 +86,7 @@ export class RequestLimits {
    */
   enter(call: LimitedCall): ReleaseSlot | Promise<ReleaseSlot> {
     if (call.authenticated && this.rateLimiter) {
-      const retryAfterMs = this.rateLimiter.take(call.ownerKey, this.#budget.rate(call.ownerKey, call.taskId));
+      const retryAfterMs = this.rateLimiter.take(call.ownerKey, this.#budget.rate(call.ownerKey, call.taskId), call.cost);
       if (retryAfterMs > 0) throw new RateLimitedError(retryAfterMs);
     }
     const owner = call.authenticated && this.inFlight ? this.inFlight.enter(call.ownerKey, call.queue ?? true) : NOTHING;
@@ -130,15 +132,17 @@ export class RequestLimits {
    * admit or queue the call (nothing is then taken). Lets a cheap path answer a flood's refusals.
    */
   refusal(call: LimitedCall): JsonRpcError | undefined {
-    const rate = call.authenticated && this.rateLimiter ? this.#budget.rate(call.ownerKey, call.taskId) : 0;
-    const rateRefuses = call.authenticated && this.rateLimiter !== undefined && this.rateLimiter.retryAfter(call.ownerKey, rate) > 0;
+    const rated = call.authenticated && this.rateLimiter !== undefined;
+    const rate = rated ? this.#budget.rate(call.ownerKey, call.taskId) : 0;
+    const retryAfterMs = rated ? this.rateLimiter!.retryAfter(call.ownerKey, rate, call.cost) : 0;
+    if (retryAfterMs > 0) return new RateLimitedError(retryAfterMs);
     const ownerRefuses = call.authenticated && this.inFlight !== undefined && this.inFlight.refuses(call.ownerKey, call.queue ?? true);
     const nodeRefuses = this.admission !== undefined && this.admission.full;
-    if (!rateRefuses && !ownerRefuses && !nodeRefuses) return undefined;
-    const retryAfterMs = call.authenticated && this.rateLimiter ? this.rateLimiter.take(call.ownerKey, rate) : 0;
-    if (retryAfterMs > 0) return new RateLimitedError(retryAfterMs);
-    if (ownerRefuses) return this.inFlight!.refusal();
-    return new NodeSaturatedError('admission.maxQueue', this.admission!.maxWaitMs);
+    if (!ownerRefuses && !nodeRefuses) return undefined;
+    // A refused enter took its rate token before meeting the caps. A token seen above is still
+    // there (time only adds tokens), so this take cannot turn into a refusal of its own.
+    if (rated) this.rateLimiter!.take(call.ownerKey, rate, call.cost);
+    return ownerRefuses ? this.inFlight!.refusal() : new NodeSaturatedError('admission.maxQueue', this.admission!.maxWaitMs);
   }
 }
 

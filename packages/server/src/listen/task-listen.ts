@@ -1,15 +1,15 @@
 import { isWellFormedTaskId, JsonRpcError, ownerKey, type TaskOwner, type TaskRecord, type TaskRuntime } from '@mcp-tasks/core';
 import { parsedBodyOf } from '../exchange/parsed-body.js';
 import type { AuthInfo, Implementation, McpHandlerRequestOptions, McpHttpHandler, RequestId } from '@modelcontextprotocol/server';
-import { insufficientScopeResponse } from '../auth/insufficient-scope-response.js';
-import { missingScopes } from '../auth/task-scopes.js';
+import { insufficientScopeResponse } from '../access/insufficient-scope-response.js';
+import { lacksScopes } from '../access/task-scopes.js';
 import { missingTasksCapability } from '../capability/missing-tasks-capability.js';
 import { declaresTasksExtension } from '../capability/tasks-extension.js';
 import { Admission } from '../limits/admission.js';
 import { toWebResponse } from '../exchange/direct-exchange.js';
 import type { ListenStreamCaps, ReleaseSlot } from '../limits/listen-stream-caps.js';
 import type { RequestLimits } from '../limits/request-limits.js';
-import { rateLimitedRequest } from '../limits/rate-limited-request.js';
+import { classifyRequest } from '../exchange/classify-request.js';
 import { contentLengthOf } from '../exchange/content-length.js';
 import type { RefusalHold } from '../limits/refusal-hold.js';
 import { readTaskListen, taskIdsOf, type TaskListenRequest } from './listen-request.js';
@@ -17,6 +17,7 @@ import { atTokenExpiry } from './token-expiry.js';
 import { closeFrame, DEFAULT_KEEP_ALIVE_MS, KEEPALIVE_FRAME, notificationFrame, SSE_HEADERS, SseFrameReader } from './sse.js';
 import { TaskFollower } from './task-follower.js';
 import type { McpRequestTracer, StreamSpan } from '../telemetry/mcp-request-tracer.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** Options of {@link withTaskListen}. */
 export interface TaskListenOptions {
@@ -120,13 +121,12 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
         onerror(error instanceof Error ? error : new Error(String(error)));
         return undefined;
       }));
-    const limited = options.limits ? rateLimitedRequest(parsedBody) : undefined;
+    const limited = options.limits ? classifyRequest(parsedBody) : undefined;
     let leave: ReleaseSlot = () => {};
     if (limited && options.limits && (limited.kind === 'task' || options.isTaskTool?.(limited.toolName!) === true)) {
       const owner = await ownerOnce();
       if (owner) {
-        const call = { ownerKey: ownerKey(owner), authenticated: requestOptions?.authInfo !== undefined, taskId: limited.taskId, queue: limited.method !== 'subscriptions/listen' };
-        const admitted = await admission.admit(call, limited.kind, limited.id, contentLengthOf(request.headers.get('content-length')));
+        const admitted = await admission.admitRequest(limited, limited.kind, owner, requestOptions?.authInfo !== undefined, contentLengthOf(request.headers.get('content-length')));
         if (admitted.refused) return toWebResponse(await admitted.refused);
         leave = admitted.leave;
       }
@@ -172,14 +172,12 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
   ): Promise<Response> {
     const taskIds = taskIdsOf(listen);
     if (taskIds === undefined) {
-      return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of strings' } });
+      return Response.json(jsonRpcErrorBody(listen.id, { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of strings' }));
     }
     if (taskIds.length > maxTaskIds) {
-      return Response.json({
-        jsonrpc: '2.0',
-        id: listen.id,
-        error: { code: -32602, message: `Invalid params: notifications.taskIds names ${taskIds.length} tasks; one listen may follow at most ${maxTaskIds}` },
-      });
+      return Response.json(
+        jsonRpcErrorBody(listen.id, { code: -32602, message: `Invalid params: notifications.taskIds names ${taskIds.length} tasks; one listen may follow at most ${maxTaskIds}` }),
+      );
     }
     // A stream slot is taken before anything else is done for it, and given back on every way out.
     const listenOwner = await ownerOnce();
@@ -326,7 +324,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
       }
       // The caller's own task without the token's scopes refuses the listen, as tasks/get does;
       // foreign tasks were never found, so the refusal tells nobody else anything.
-      const needed = [...new Set(found.flatMap(({ record }) => (missingScopes(record.scopes, authInfo).length > 0 ? record.scopes : [])))];
+      const needed = [...new Set(found.flatMap(({ record }) => (lacksScopes(record.scopes, authInfo) ? record.scopes : [])))];
       if (needed.length > 0) {
         for (const { follower } of found) follower.stop();
         teardown();
@@ -416,7 +414,7 @@ export function withTaskListen(handler: McpHttpHandler, options: TaskListenOptio
 
 function missingExtensionResponse(listen: TaskListenRequest): Response {
   const error = missingTasksCapability('subscriptions/listen with notifications.taskIds');
-  return Response.json({ jsonrpc: '2.0', id: listen.id, error: { code: error.code, message: error.message, data: error.data } }, { status: 400 });
+  return Response.json(jsonRpcErrorBody(listen.id, error), { status: 400 });
 }
 
 /** The JSON-RPC error of a listen answered without a stream, on its span. */

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { DirectResponse } from '../exchange/direct-exchange.js';
+import { jsonRpcErrorBody } from '../errors/json-rpc-error-body.js';
 
 /** A whole answer of the fast lane, in one write with its length. */
 export function writeDirect(res: ServerResponse, response: DirectResponse): void {
@@ -44,5 +45,5 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
 
 /** A JSON-RPC error without an id (the request was never read as one). */
 export function writeJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcErrorBody(null, { code, message })));
 }

@@ -171,7 +171,7 @@ export class StreamableHttp2026Client implements UpstreamClient {
     };
   }
 
-  async #request(method: string, params: JsonObject, options: Pick<UpstreamCallOptions, 'tasks' | 'clientCapabilities' | 'traceContext'>): Promise<JsonObject> {
+  async #request(method: string, params: JsonObject, options: Pick<UpstreamCallOptions, 'tasks' | 'clientCapabilities' | 'traceContext' | 'signal'>): Promise<JsonObject> {
     const { name, url, timeoutMs = 30_000 } = this.#options;
     const { id, body, headers } = this.#prepare(method, params, options);
     let text: string;
@@ -180,7 +180,8 @@ export class StreamableHttp2026Client implements UpstreamClient {
     try {
       // The deadline covers the whole exchange, body included: past it the connection is dropped,
       // which ends the request upstream as well.
-      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+      const deadline = AbortSignal.timeout(timeoutMs);
+      const response = await fetch(url, { method: 'POST', headers, body, signal: options.signal ? AbortSignal.any([deadline, options.signal]) : deadline });
       status = response.status;
       if (status === 429 || status === 503) {
         await response.body?.cancel().catch(() => undefined);
@@ -192,6 +193,7 @@ export class StreamableHttp2026Client implements UpstreamClient {
       text = await readBounded(response, maxBytes, () => new UpstreamError(name, `${method} answered more than ${maxBytes} bytes; the answer was cut off`, { retryable: false }));
     } catch (error) {
       if (error instanceof UpstreamError) throw error;
+      if (options.signal?.aborted) throw new UpstreamError(name, `${method} was ended by its caller`, { retryable: false });
       const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
       throw new UpstreamError(name, timedOut ? `${method} did not answer within ${timeoutMs} ms` : `${method} could not reach the upstream`);
     }

@@ -47,6 +47,8 @@ export interface UpstreamCallOptions {
   readonly inputResponses?: JsonObject;
   /** The upstream's own `requestState` of the previous round. */
   readonly requestState?: string;
+  /** Ends the request (the connection is dropped, which ends it upstream too). */
+  readonly signal?: AbortSignal;
 }
 
 /** What a task listen stream reports ({@link UpstreamClient.listenTasks}). */

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, type JSONRPCRequest, type McpServer, type RegisteredTool, type Result, type ScopeChallengeHandler, type ServerContext } from '@modelcontextprotocol/server';
 
 // Every place @mcp-tasks/server leans on an McpServer internal that its types do not show (or mark
-// @internal). Nothing outside src/sdk/ may name them (test/server-sdk-seams.test.ts greps for it);
+// @internal). Nothing outside src/sdk/ may name them (test/server/sdk-seams.test.ts greps for it);
 // assertSdkSeams checks once per process that the installed SDK still has each of them.
 
 /** A request handler as the SDK's Protocol keeps them. */
