@@ -171,6 +171,26 @@ describe('what a gateway lists and sends upstream', { timeout: 60_000 }, () => {
     }
   });
 
+  it('two upstreams that serve one name list it once, the first upstream\'s, which is the one a call reaches', async () => {
+    // Both mounts serve the scripted upstream's tools under one name each: `same_<tool>`.
+    const rename = (tool: string) => `same_${tool}`;
+    const twice = tasks.handler({
+      name: 'gateway-twice',
+      version: '1.0.0',
+      upstreams: [proxyUpstream({ name: 'first', url: upstream.url, rename, timeoutMs: 3_000 }), proxyUpstream({ name: 'second', url: upstream.url, rename, timeoutMs: 3_000 })],
+    });
+    try {
+      const params = {};
+      const body = requestBody('tools/list', params, false);
+      const response = await within(twice.fetch(new Request('http://gateway.test/mcp', { method: 'POST', headers: requestHeaders('tools/list', params), body }), { parsedBody: JSON.parse(body) }), 10_000, 'tools/list');
+      const names = ((JSON.parse(await response.text()) as { result?: { tools?: { name: string }[] } }).result?.tools ?? []).map((tool) => tool.name);
+      assert.ok(names.includes('same_meta'), names.join(', '));
+      assert.equal(names.length, new Set(names).size, `every name once: ${names.join(', ')}`);
+    } finally {
+      await twice.close();
+    }
+  });
+
   it("the host's own tool wins over an upstream tool of the same name, in tools/list and in tools/call", async () => {
     const listed = await within(rpc(url, 'tools/list', {}), 10_000, 'tools/list');
     const shadowed = (listed.result?.['tools'] as Record<string, any>[]).filter((tool) => tool['name'] === 'flaky_shadowed');

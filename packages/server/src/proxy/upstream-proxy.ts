@@ -84,8 +84,16 @@ export class UpstreamProxy {
         }
       }),
     );
-    // A host's own tool wins over an upstream tool of the same name.
-    return lists.flat().filter((tool) => !ownNames.has(tool.exposed)).map((tool) => tool.listing());
+    // A name is listed once, for the tool a call of it reaches: the host's own tool wins over an
+    // upstream's, and an earlier upstream (in the order given) over a later one, as `find` routes.
+    const served = new Set(ownNames);
+    const listed: JsonObject[] = [];
+    for (const tool of lists.flat()) {
+      if (served.has(tool.exposed)) continue;
+      served.add(tool.exposed);
+      listed.push(tool.listing());
+    }
+    return listed;
   }
 
   /**
