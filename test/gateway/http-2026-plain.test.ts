@@ -71,12 +71,13 @@ after(async () => {
 });
 
 describe("a 2026-07-28 HTTP upstream's plain tools behind the gateway", { timeout: 120_000 }, () => {
-  it('are listed as optional task tools (to a 2025-11-25 client: 2026-07-28 lists no task support); its task tools keep their own', async () => {
+  it('are listed as optional task tools to a 2025-11-25 client, and so are its task tools (the gateway makes a task of either when asked)', async () => {
     const reply = await within(legacyRpc(node!.url, 'tools/list', {}), 20_000, 'tools/list');
     const tools = reply.result?.['tools'] as Array<{ name: string; execution?: { taskSupport?: string } }>;
     assert.equal(tools.find((tool) => tool.name === 'demo_greet')?.execution?.taskSupport, 'optional', JSON.stringify(reply));
-    // The relay's listing (the upstream's, renamed): not one of the gateway's own task tools.
-    assert.ok(tools.some((tool) => tool.name === 'demo_export' && tool.execution === undefined), JSON.stringify(reply));
+    // The relay's listing (the upstream's, renamed), with the task support a 2025-11-25 client
+    // reads before it sends params.task: without it such a client never asks for the task.
+    assert.equal(tools.find((tool) => tool.name === 'demo_export')?.execution?.taskSupport, 'optional', JSON.stringify(reply));
     assert.equal(tools.filter((tool) => tool.name === 'demo_greet').length, 1);
   });
 

@@ -27,9 +27,15 @@ export class MountedTool {
     };
   }
 
-  /** What `tools/list` shows: the upstream's listing under the exposed name. */
-  listing(): JsonObject {
-    const { title, description, inputSchema, outputSchema, annotations } = this.upstream;
+  /**
+   * What `tools/list` shows: the upstream's listing under the exposed name. `tasks`: this server
+   * makes tasks of its calls, so the tool is listed with the task support a client of either
+   * revision reads before it asks for a task (`params.task` in 2025-11-25): `optional`, since a
+   * call that asks for none goes upstream inline, or `required` when the upstream runs it only
+   * as a task.
+   */
+  listing(tasks: boolean): JsonObject {
+    const { title, description, inputSchema, outputSchema, annotations, taskRequired } = this.upstream;
     return {
       name: this.exposed,
       inputSchema,
@@ -37,6 +43,7 @@ export class MountedTool {
       ...(description === undefined ? {} : { description }),
       ...(outputSchema === undefined ? {} : { outputSchema }),
       ...(annotations === undefined ? {} : { annotations }),
+      ...(tasks ? { execution: { taskSupport: taskRequired ? 'required' : 'optional' } } : {}),
     };
   }
 

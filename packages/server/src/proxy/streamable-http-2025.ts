@@ -72,6 +72,7 @@ export class StreamableHttp2025Client implements UpstreamClient {
           ...(tool.description === undefined ? {} : { description: tool.description }),
           ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema as JsonObject }),
           ...(tool.annotations === undefined ? {} : { annotations: tool.annotations as JsonObject }),
+          ...((tool as { execution?: { taskSupport?: unknown } }).execution?.taskSupport === 'required' ? { taskRequired: true } : {}),
         });
       }
       cursor = result.nextCursor;

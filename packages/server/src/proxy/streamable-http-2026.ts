@@ -62,6 +62,7 @@ export class StreamableHttp2026Client implements UpstreamClient {
           ...(typeof tool['description'] === 'string' ? { description: tool['description'] } : {}),
           ...(isObject(tool['outputSchema']) ? { outputSchema: tool['outputSchema'] } : {}),
           ...(isObject(tool['annotations']) ? { annotations: tool['annotations'] } : {}),
+          ...(isObject(tool['execution']) && tool['execution']['taskSupport'] === 'required' ? { taskRequired: true } : {}),
         });
       }
       cursor = typeof result['nextCursor'] === 'string' ? result['nextCursor'] : undefined;

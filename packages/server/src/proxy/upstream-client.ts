@@ -8,6 +8,8 @@ export interface UpstreamTool {
   readonly inputSchema: JsonObject;
   readonly outputSchema?: JsonObject;
   readonly annotations?: JsonObject;
+  /** `required` when the upstream runs the tool only as a task (its `execution.taskSupport`). */
+  readonly taskRequired?: boolean;
 }
 
 /** A task as the upstream reports it (`tasks/get`), whatever its revision. */

@@ -243,7 +243,7 @@ export class UpstreamMount {
       const exposed = this.#rename(tool.name);
       if (byName.has(exposed)) continue;
       const mounted = new MountedTool(exposed, tool);
-      listBytes += Buffer.byteLength(JSON.stringify(mounted.listing()), 'utf8');
+      listBytes += Buffer.byteLength(JSON.stringify(mounted.listing(true)), 'utf8');
       if (listBytes > this.#maxListBytes) throw new UpstreamError(this.name, `its tool list is over maxToolListBytes (${this.#maxListBytes} bytes); the cached list, if any, is kept`, { retryable: false });
       byName.set(exposed, mounted);
     }

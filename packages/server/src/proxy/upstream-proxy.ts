@@ -91,7 +91,7 @@ export class UpstreamProxy {
     for (const tool of lists.flat()) {
       if (served.has(tool.exposed)) continue;
       served.add(tool.exposed);
-      listed.push(tool.listing());
+      listed.push(tool.listing(this.#tasks));
     }
     return listed;
   }
