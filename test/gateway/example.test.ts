@@ -1,32 +1,22 @@
 // examples/gateway: the gateway in front of a real stdio server from npm
 // (@modelcontextprotocol/server-filesystem, spawned with npx) serves its plain tools as tasks.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, waitForOutput } from '../support/demo-process.js';
+import { ROOT, spawnGatewayNode, type DemoProcess } from '../support/demo-process.js';
 import { within } from '../support/within.js';
 import { rpc, waitFor } from '../support/server-raw-client.js';
 
-let child: ReturnType<typeof spawn> | undefined;
-let exited: Promise<number | null>;
+let gateway: DemoProcess | undefined;
 let url: string;
 
 before(async () => {
-  child = spawn(process.execPath, ['packages/gateway/dist/bin/main.js', '--config', 'examples/gateway/gateway.yaml'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', MCP_TASKS_LOG_FORMAT: 'json', npm_config_offline: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  exited = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
-  url = await waitForOutput(() => output, /listening on (http:\/\/[^\s"]+)/, exited, 45_000);
+  gateway = await spawnGatewayNode('gateway-example', 'examples/gateway/gateway.yaml', { npm_config_offline: 'true' });
+  url = gateway.url;
 });
 
 after(async () => {
-  child?.kill('SIGKILL');
-  await exited;
+  gateway?.child.kill('SIGKILL');
+  await gateway?.exited;
 });
 
 describe('examples/gateway', { timeout: 60_000 }, () => {

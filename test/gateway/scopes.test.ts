@@ -1,19 +1,17 @@
 // With auth on, an upstream's `scopes` are what a caller needs for its tools: a token without them
 // gets insufficient_scope before anything reaches the (shared) stdio process.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, waitForOutput } from '../support/demo-process.js';
+import { ROOT, spawnGatewayNode, type DemoProcess } from '../support/demo-process.js';
 import { within } from '../support/within.js';
 import { post, requestBody, requestHeaders } from '../support/server-raw-client.js';
 
 const directory = mkdtempSync(path.join(os.tmpdir(), 'gateway-scopes-'));
 const log = path.join(directory, 'stdio.log');
-let child: ReturnType<typeof spawn> | undefined;
-let exited: Promise<number | null>;
+let gateway: DemoProcess | undefined;
 let url: string;
 
 before(async () => {
@@ -21,17 +19,13 @@ before(async () => {
   writeFileSync(tokens, JSON.stringify({ allowed: { sub: 'ada', clientId: 'app', scopes: ['local'] }, other: { sub: 'bob', clientId: 'app', scopes: [] } }));
   const config = path.join(directory, 'gateway.yaml');
   writeFileSync(config, `upstreams:\n  - name: local\n    command: ${JSON.stringify(process.execPath)}\n    args: ["--import", "tsx", ${JSON.stringify(path.join(ROOT, 'test/fixtures/stdio-plain-upstream.fixture.ts'))}]\n    cwd: ${JSON.stringify(ROOT)}\n    env: { STDIO_FIXTURE_LOG: ${JSON.stringify(log)} }\n    scopes: [local]\n`);
-  child = spawn(process.execPath, ['packages/gateway/dist/bin/main.js', '--config', config], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', MCP_TASKS_TOKENS: tokens, MCP_TASKS_LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  exited = new Promise((resolve) => child!.on('exit', (code) => resolve(code)));
-  url = await waitForOutput(() => output, /listening on (http:\/\/[^\s"]+)/, exited, 45_000);
+  gateway = await spawnGatewayNode('gateway-scopes', config, { MCP_TASKS_TOKENS: tokens });
+  url = gateway.url;
 });
 
 after(async () => {
-  child?.kill('SIGKILL');
-  await exited;
+  gateway?.child.kill('SIGKILL');
+  await gateway?.exited;
   rmSync(directory, { recursive: true, force: true });
 });
 

@@ -9,25 +9,20 @@ import { InvalidTaskValueError, QuotaExceededError, StoredBytesExceededError, TA
 import { PostgresTaskStore, controlChannelOf } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { testClient, testPool } from '../support/pg-clients.js';
+import { recordStatementNames, testClient, testPool } from '../support/pg-clients.js';
 import { within } from '../support/within.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
 let store: PostgresTaskStore;
 /** Statements the store sent through the pool's query (its prepared hot statements), by name. */
-const sent: string[] = [];
+let sent: string[] = [];
 
 before(async () => {
   database = await createTestDatabase();
   pool = testPool({ connectionString: database.url, max: 6, application_name: 'group-commit-store' });
   store = await PostgresTaskStore.connect({ pool });
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-    const name = (config as { name?: unknown } | null)?.name;
-    if (typeof name === 'string') sent.push(name.replace(/_[0-9a-f]{16}$/, ''));
-    return query(config, ...rest);
-  };
+  sent = recordStatementNames(pool);
 });
 
 after(async () => {

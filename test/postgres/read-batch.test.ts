@@ -8,24 +8,19 @@ import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { within } from '../support/within.js';
-import { testPool } from '../support/pg-clients.js';
+import { recordStatementNames, testPool } from '../support/pg-clients.js';
 
 let database: TestDatabase;
 let pool: pg.Pool;
 let store: PostgresTaskStore;
 /** Statements the store sent through the pool's query (its prepared hot statements), by name. */
-const sent: string[] = [];
+let sent: string[] = [];
 
 before(async () => {
   database = await createTestDatabase();
   pool = testPool({ connectionString: database.url, max: 4 });
   store = await PostgresTaskStore.connect({ pool });
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-    const name = (config as { name?: unknown } | null)?.name;
-    if (typeof name === 'string') sent.push(name.replace(/_[0-9a-f]{16}$/, ''));
-    return query(config, ...rest);
-  };
+  sent = recordStatementNames(pool);
 });
 
 after(async () => {

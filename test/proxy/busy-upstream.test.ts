@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { eventually, metric, spawnDemoNode, type DemoProcess } from '../support/demo-process.js';
 import { within } from '../support/within.js';
 import { testPool } from '../support/pg-clients.js';
-import { spawnBusyUpstream } from '../support/busy-upstream.js';
+import { gatewayBeforeBusyUpstream, spawnBusyUpstream } from '../support/busy-upstream.js';
 
 /** Resident memory of a process (Linux), in MiB. */
 async function rssMiB(pid: number): Promise<number> {
@@ -125,31 +125,11 @@ describe('a gateway in front of a busy, hostile upstream', { timeout: 240_000 },
 });
 
 describe('two callers of a gateway that is one owner upstream', { timeout: 120_000 }, () => {
-  let db: TestDatabase;
-  let dir: string;
-  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
-  let gateway: DemoProcess;
-
-  before(async () => {
-    db = await createTestDatabase();
-    dir = await mkdtemp(path.join(tmpdir(), 'busy-upstream-'));
-    const tokens = path.join(dir, 'tokens.json');
-    await writeFile(tokens, JSON.stringify({ alice: { sub: 'alice', clientId: 'app', scopes: [] }, bob: { sub: 'bob', clientId: 'app', scopes: [] } }));
-    // The upstream lets the gateway's credential hold 10 tasks; the gateway is told so.
-    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' });
-    gateway = await spawnDemoNode('fair-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_UPSTREAM_MAX_TASKS: '10', MCP_TASKS_TOKENS: tokens });
-  });
-
-  after(async () => {
-    gateway?.child.kill('SIGKILL');
-    upstream?.child.kill('SIGKILL');
-    await gateway?.exited;
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  // The upstream lets the gateway's credential hold 10 tasks; the gateway is told so.
+  const f = gatewayBeforeBusyUpstream('fair-gateway', { UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' }, (url) => ({ ...GATEWAY_ENV, MCP_TASKS_UPSTREAM_URL: url, MCP_TASKS_UPSTREAM_MAX_TASKS: '10' }));
 
   it('with one caller holding all it may, another caller call becomes a task working upstream within 2 s, and the refusal names the upstream capacity', async () => {
-    const call = (token: string) => within(authRpc(gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
+    const call = (token: string) => within(authRpc(f.gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
     const alices: string[] = [];
     let refusal: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 15 && !refusal; i += 1) {
@@ -164,39 +144,19 @@ describe('two callers of a gateway that is one owner upstream', { timeout: 120_0
     const started = Date.now();
     const bobs = await call('bob');
     assert.equal(bobs.result?.['resultType'], 'task', JSON.stringify(bobs.body));
-    await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
-    const task = await authRpc(gateway.url, 'bob', 'tasks/get', { taskId: bobs.result!['taskId'] });
+    await eventually(async () => (await f.upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
+    const task = await authRpc(f.gateway.url, 'bob', 'tasks/get', { taskId: bobs.result!['taskId'] });
     assert.equal(task.result?.['status'], 'working');
-    await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+    await Promise.all(alices.map((taskId) => authRpc(f.gateway.url, 'alice', 'tasks/cancel', { taskId })));
   });
 });
 
 describe('two callers of a gateway told nothing of the upstream quota', { timeout: 120_000 }, () => {
-  let db: TestDatabase;
-  let dir: string;
-  let upstream: Awaited<ReturnType<typeof spawnBusyUpstream>>;
-  let gateway: DemoProcess;
-
-  before(async () => {
-    db = await createTestDatabase();
-    dir = await mkdtemp(path.join(tmpdir(), 'learnt-quota-'));
-    const tokens = path.join(dir, 'tokens.json');
-    await writeFile(tokens, JSON.stringify({ alice: { sub: 'alice', clientId: 'app', scopes: [] }, bob: { sub: 'bob', clientId: 'app', scopes: [] } }));
-    // The upstream lets the gateway hold 10 tasks; the gateway has no MCP_TASKS_UPSTREAM_MAX_TASKS.
-    upstream = await spawnBusyUpstream({ UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' });
-    gateway = await spawnDemoNode('learning-gateway', { ...GATEWAY_ENV, DATABASE_URL: db.url, MCP_TASKS_UPSTREAM_URL: upstream.url, MCP_TASKS_TOKENS: tokens });
-  });
-
-  after(async () => {
-    gateway?.child.kill('SIGKILL');
-    upstream?.child.kill('SIGKILL');
-    await gateway?.exited;
-    await db?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  // The upstream lets the gateway hold 10 tasks; the gateway has no MCP_TASKS_UPSTREAM_MAX_TASKS.
+  const f = gatewayBeforeBusyUpstream('learning-gateway', { UPSTREAM_RATE: '1000', UPSTREAM_MAX_LIVE: '10' }, (url) => ({ ...GATEWAY_ENV, MCP_TASKS_UPSTREAM_URL: url }));
 
   it("the quota in the upstream's refusal becomes the share: the caller that held them all cannot take the last slot back, another caller gets it", async () => {
-    const call = (token: string) => within(authRpc(gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
+    const call = (token: string) => within(authRpc(f.gateway.url, token, 'tools/call', { name: 'upstream_slow_compute', arguments: { seconds: 120 } }), 30_000, `${token}'s call`);
     const alices: string[] = [];
     for (let i = 0; i < 10; i += 1) {
       const reply = await call('alice');
@@ -208,8 +168,8 @@ describe('two callers of a gateway told nothing of the upstream quota', { timeou
     assert.equal(refused.error?.['code'], -32600, JSON.stringify(refused.body));
     assert.match(String(refused.error?.['message']), /^Upstream upstream refused the task: .*already has 10/);
     // Two of alice's end: she may take one back, not the last one, which stays for a caller holding none.
-    await Promise.all(alices.splice(0, 2).map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
-    await eventually(async () => (await upstream.state()).working === 8, 20_000, 'the two cancels land upstream');
+    await Promise.all(alices.splice(0, 2).map((taskId) => authRpc(f.gateway.url, 'alice', 'tasks/cancel', { taskId })));
+    await eventually(async () => (await f.upstream.state()).working === 8, 20_000, 'the two cancels land upstream');
     const again = await call('alice');
     assert.equal(again.result?.['resultType'], 'task', JSON.stringify(again.body));
     alices.push(again.result!['taskId'] as string);
@@ -219,8 +179,8 @@ describe('two callers of a gateway told nothing of the upstream quota', { timeou
     const started = Date.now();
     const bobs = await call('bob');
     assert.equal(bobs.result?.['resultType'], 'task', JSON.stringify(bobs.body));
-    await eventually(async () => (await upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
-    await Promise.all(alices.map((taskId) => authRpc(gateway.url, 'alice', 'tasks/cancel', { taskId })));
+    await eventually(async () => (await f.upstream.state()).working === 10, 2_000 - (Date.now() - started), 'bob task works upstream');
+    await Promise.all(alices.map((taskId) => authRpc(f.gateway.url, 'alice', 'tasks/cancel', { taskId })));
   });
 });
 

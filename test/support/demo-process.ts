@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** A demo node (`packages/demo/src/node/main.ts`) running as a child process. */
+/** A demo or gateway node (`packages/demo/src/node/main.ts`, `mcp-tasks-gateway`) running as a child process. */
 export interface DemoProcess {
   readonly name: string;
   readonly url: string;
@@ -15,7 +15,7 @@ export interface DemoProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** Spawns a demo node with `env` and waits until it prints its URL (up to `startTimeoutMs`, default 30 s). */
+/** Spawns a demo node with `env` and waits until it prints its URL (up to `startTimeoutMs`, default 60 s). */
 export async function spawnDemoNode(
   name: string,
   env: Record<string, string>,
@@ -29,6 +29,18 @@ export async function spawnDemoNode(
   } = {},
 ): Promise<DemoProcess> {
   const args = options.compiled ? ['packages/demo/dist/node/main.js'] : ['--conditions=@mcp-tasks/source', '--import', 'tsx', 'packages/demo/src/node/main.ts'];
+  return spawnListeningNode(name, args, env, options.startTimeoutMs ?? 60_000);
+}
+
+/**
+ * Spawns `mcp-tasks-gateway --config CONFIG` (the build `npm test` makes) with `env` and waits until
+ * it prints its URL (up to `startTimeoutMs`, default 45 s).
+ */
+export function spawnGatewayNode(name: string, config: string, env: Record<string, string>, options: { readonly startTimeoutMs?: number } = {}): Promise<DemoProcess> {
+  return spawnListeningNode(name, ['packages/gateway/dist/bin/main.js', '--config', config], { MCP_TASKS_LOG_FORMAT: 'json', ...env }, options.startTimeoutMs ?? 45_000);
+}
+
+async function spawnListeningNode(name: string, args: readonly string[], env: Record<string, string>, startTimeoutMs: number): Promise<DemoProcess> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, NODE_ID: name, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -40,7 +52,7 @@ export async function spawnDemoNode(
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let url: string;
   try {
-    url = await waitForOutput(() => output, /listening on (http:\/\/\S+\/mcp)/, exited, options.startTimeoutMs ?? 60_000);
+    url = await waitForOutput(() => output, /listening on (http:\/\/[^\s"]+\/mcp)/, exited, startTimeoutMs);
   } catch (error) {
     // A node that never came up is not the test's to stop: without this it would hold the file open.
     child.kill('SIGKILL');

@@ -25,3 +25,19 @@ export const idleErrors: Error[] = [];
 function noteIdleError(error: Error): void {
   if (idleErrors.length < 100) idleErrors.push(error);
 }
+
+/**
+ * Records, in the array it returns, the name of every named (prepared) statement sent through
+ * `pool.query` from now on, without the hash suffix the store gives it: what a test reads to see
+ * which of the store's hot statements went out, and in which order.
+ */
+export function recordStatementNames(pool: pg.Pool): string[] {
+  const sent: string[] = [];
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    const name = (config as { name?: unknown } | null)?.name;
+    if (typeof name === 'string') sent.push(name.replace(/_[0-9a-f]{16}$/, ''));
+    return query(config, ...rest);
+  };
+  return sent;
+}
