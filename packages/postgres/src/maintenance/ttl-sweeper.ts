@@ -160,19 +160,19 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   async #dropEndedPartitions(): Promise<boolean> {
     const listed = await this.batch((context) => listExpiredTaskPartitions(context));
     if (!listed) return false;
-    for (const name of listed.result) {
+    for (const partition of listed.result) {
       if (this.stopRequested) break;
       // What hangs off its tasks first, in batches (a drop takes only the partition's own rows).
       let after: string | undefined;
       for (;;) {
-        const led = await this.batch((context) => deleteTaskPartitionChildren(context, name, this.config.batchSize, after));
+        const led = await this.batch((context) => deleteTaskPartitionChildren(context, partition, this.config.batchSize, after));
         if (!led) return true;
         after = led.result.lastId ?? after;
         if (led.result.tasks < this.config.batchSize || this.stopRequested) break;
         await this.pauseAfter(led.tookMs);
       }
       if (this.stopRequested) break;
-      await this.#dropPartition(name);
+      await this.#dropPartition(partition.name);
     }
     return true;
   }
