@@ -10,6 +10,16 @@
 -- the rows inserted before it in the same statement, so two creates of one owner in one batch
 -- count each other and the quota stays exact. Each result row carries its position in the arrays
 -- (`n`, from 1). Expand only: earlier nodes keep calling create_durable_task().
+--
+-- The storage charges are not written row by row: they are summed per counter row and written
+-- after the loop, in the order of the counter table's key, as finish_tasks does, and the shared
+-- pool uses one shard for the whole statement. Written row by row (each on a random shard of the
+-- shared pool), two batches locked the same counter rows in opposite orders and PostgreSQL broke
+-- the deadlock after deadlock_timeout: a second of waiting and a batch retried row by row, which
+-- made group commit slower than no batching at all (issue 30's end-to-end regression). A row's
+-- check counts what the rows before it in the batch charged, so the bound stays what it was:
+-- exact for an owner's pool (its advisory lock is held until the commit), approximate for the
+-- shared one (it takes no lock).
 CREATE FUNCTION create_durable_tasks(
   p_ids                  text[],
   p_owner_subjects       text[],
@@ -44,6 +54,10 @@ DECLARE
   pool_key     text;
   v_created_at timestamptz := date_trunc('milliseconds', now());
   v_expires_at timestamptz;
+  v_shard      smallint := floor(random() * 8)::smallint;
+  charge_keys    text[] := '{}';
+  charge_buckets timestamptz[] := '{}';
+  charge_bytes   bigint[] := '{}';
 BEGIN
   FOR r IN
     SELECT u.*
@@ -85,6 +99,7 @@ BEGIN
       SELECT coalesce(sum(bytes), 0), min(expires_by) INTO kept, frees_at
         FROM task_storage
        WHERE storage_key = pool_key AND expires_by > now();
+      kept := kept + coalesce((SELECT sum(c.bytes) FROM unnest(charge_keys, charge_bytes) AS c(key, bytes) WHERE c.key = pool_key), 0);
       IF kept + r.stored_bytes > r.max_stored_bytes THEN
         refusal := 'MTQ02';
         detail := json_build_object(
@@ -95,9 +110,6 @@ BEGIN
         RETURN NEXT;
         CONTINUE;
       END IF;
-      INSERT INTO task_storage (storage_key, expires_by, shard, bytes)
-      VALUES (pool_key, task_storage_bucket(v_expires_at), CASE WHEN r.shared_storage THEN floor(random() * 8)::smallint ELSE 0 END, r.stored_bytes)
-      ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = task_storage.bytes + EXCLUDED.bytes;
     END IF;
     INSERT INTO tasks (
       id, owner_subject, owner_server, owner_client_id, owner_resource, owner_key,
@@ -115,8 +127,18 @@ BEGIN
     IF NOT FOUND THEN
       refusal := 'exists';
       created := NULL;
+    ELSIF r.max_stored_bytes IS NOT NULL THEN
+      charge_keys := charge_keys || pool_key;
+      charge_buckets := charge_buckets || task_storage_bucket(v_expires_at);
+      charge_bytes := charge_bytes || r.stored_bytes;
     END IF;
     RETURN NEXT;
   END LOOP;
+  INSERT INTO task_storage (storage_key, expires_by, shard, bytes)
+  SELECT c.key, c.bucket, CASE WHEN c.key = '*' THEN v_shard ELSE 0 END, sum(c.bytes)
+    FROM unnest(charge_keys, charge_buckets, charge_bytes) AS c(key, bucket, bytes)
+   GROUP BY c.key, c.bucket
+   ORDER BY c.key, c.bucket
+  ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = task_storage.bytes + EXCLUDED.bytes;
 END;
 $$;

@@ -226,6 +226,10 @@ DECLARE
   pool_key     text;
   v_created_at timestamptz := date_trunc('milliseconds', now());
   v_expires_at timestamptz;
+  v_shard      smallint := floor(random() * 8)::smallint;
+  charge_keys    text[] := '{}';
+  charge_buckets timestamptz[] := '{}';
+  charge_bytes   bigint[] := '{}';
 BEGIN
   FOR r IN
     SELECT u.*
@@ -267,6 +271,7 @@ BEGIN
       SELECT coalesce(sum(bytes), 0), min(expires_by) INTO kept, frees_at
         FROM task_storage
        WHERE storage_key = pool_key AND expires_by > now();
+      kept := kept + coalesce((SELECT sum(c.bytes) FROM unnest(charge_keys, charge_bytes) AS c(key, bytes) WHERE c.key = pool_key), 0);
       IF kept + r.stored_bytes > r.max_stored_bytes THEN
         refusal := 'MTQ02';
         detail := json_build_object(
@@ -277,9 +282,6 @@ BEGIN
         RETURN NEXT;
         CONTINUE;
       END IF;
-      INSERT INTO task_storage (storage_key, expires_by, shard, bytes)
-      VALUES (pool_key, task_storage_bucket(v_expires_at), CASE WHEN r.shared_storage THEN floor(random() * 8)::smallint ELSE 0 END, r.stored_bytes)
-      ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = task_storage.bytes + EXCLUDED.bytes;
     END IF;
     INSERT INTO tasks (
       id, owner_subject, owner_server, owner_client_id, owner_resource, owner_key,
@@ -299,8 +301,18 @@ BEGIN
     IF NOT FOUND THEN
       refusal := 'exists';
       created := NULL;
+    ELSIF r.max_stored_bytes IS NOT NULL THEN
+      charge_keys := charge_keys || pool_key;
+      charge_buckets := charge_buckets || task_storage_bucket(v_expires_at);
+      charge_bytes := charge_bytes || r.stored_bytes;
     END IF;
     RETURN NEXT;
   END LOOP;
+  INSERT INTO task_storage (storage_key, expires_by, shard, bytes)
+  SELECT c.key, c.bucket, CASE WHEN c.key = '*' THEN v_shard ELSE 0 END, sum(c.bytes)
+    FROM unnest(charge_keys, charge_buckets, charge_bytes) AS c(key, bucket, bytes)
+   GROUP BY c.key, c.bucket
+   ORDER BY c.key, c.bucket
+  ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = task_storage.bytes + EXCLUDED.bytes;
 END;
 $$;

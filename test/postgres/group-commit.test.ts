@@ -323,3 +323,39 @@ describe('storage charges in batches', { timeout: 60_000 }, () => {
     assert.equal(await kept(), 3 * TASK_ROW_BYTES + outcomes.reduce((sum, outcome) => sum + outcomeChargeOf(outcome), 0));
   });
 });
+
+describe('create batches charging the shared pool side by side', { timeout: 60_000 }, () => {
+  it('never deadlock: each batch takes its counter rows in the counter table\'s order', async () => {
+    // Two stores of their own pools (named, so their server processes can be waited out: a backend
+    // reports its deadlocks to pg_stat_database at the latest when it exits).
+    const names = ['group-commit-shared-a', 'group-commit-shared-b'];
+    const pools = names.map((name) => testPool({ connectionString: database.url, max: 4, application_name: name }));
+    const stores = await Promise.all(pools.map((p) => PostgresTaskStore.connect({ pool: p })));
+    const deadlocks = async () => Number((await pool.query<{ n: string }>('SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
+    const before = await deadlocks();
+    try {
+      // Callers without a subject share one pool ('*'), spread over shard rows; TTLs a minute
+      // apart put the rows of one batch on several counter rows.
+      const storage = { pool: 'shared' as const, maxBytes: 1e12 };
+      const creates: Promise<TaskRecord>[] = [];
+      for (let i = 0; i < 400; i += 1) {
+        creates.push(stores[i % 2]!.create({ ...task(freshOwner()), ttlMs: 60_000 * (1 + (i % 5)) }, { maxLive: Infinity, storage }));
+      }
+      const results = await settled(creates);
+      assert.equal(results.filter((result) => typeof result === 'string').length, 0, `every create is stored: ${results.filter((r) => typeof r === 'string').slice(0, 3).join(', ')}`);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all(pools.map((p) => p.end()));
+    }
+    await within(
+      (async () => {
+        while (Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = ANY($1::text[])', [names])).rows[0]!.n) > 0) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      })(),
+      10_000,
+      'the stores\' server processes to exit',
+    );
+    assert.equal((await deadlocks()) - before, 0, 'no create batch deadlocked (each would have waited deadlock_timeout, then been retried row by row)');
+  });
+});
