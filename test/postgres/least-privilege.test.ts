@@ -116,6 +116,20 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
       await within(node.lease!.renewOnce(), 5_000, 'a lease renewal');
       assert.equal((await within(node.reaper!.runOnce(), 5_000, 'a reaper round')).ran, true);
       assert.equal((await within(node.sweeper!.runOnce(), 5_000, 'a sweep')).ran, true);
+      // The task table's hourly partitions are made and dropped as the node role (migration 0032's
+      // SECURITY DEFINER functions): an ended hour's, made as it would have been then, goes.
+      assert.equal((await within(node.partitioner!.runOnce(), 5_000, 'a partition round')).ran, true);
+      const maker = testClient({ connectionString: as(database.url, NODE) });
+      await maker.connect();
+      try {
+        const { rows } = await maker.query<{ made: boolean }>(`SELECT mcp_tasks.make_task_partition(now() - interval '3 hours') AS made`);
+        assert.equal(rows[0]?.made, true);
+      } finally {
+        await maker.end();
+      }
+      node.sweeper!.testSignals.partitionDropped.clear();
+      assert.equal((await within(node.sweeper!.runOnce(), 5_000, 'a sweep')).ran, true);
+      assert.match((await node.sweeper!.testSignals.partitionDropped.waitOnce(1_000)).name, /^tasks_p\d{10}$/);
       // The node's first round of cluster counts wrote the cluster_stats row as the node role.
       assert.equal(nodeName((await within(node.stats!.runOnce(), 5_000, 'a cluster stats round')).stats?.computedBy), `least-${suffix}`);
     } finally {

@@ -9,6 +9,7 @@ import { PostgresTaskStore, loadMigrations, migrate } from '@mcp-tasks/postgres'
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testPool } from '../support/pg-clients.js';
+import { within } from '../support/within.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -89,4 +90,58 @@ test('the migrations compiled into the package are exactly the files of migratio
   const embedded = (await loadMigrations()).map(({ name, sql }) => ({ name, sql }));
   assert.deepEqual(embedded, files, 'run npm run build to regenerate packages/postgres/src/migrations/embedded-migrations.ts');
   assert.deepEqual(await loadMigrations(directory), await loadMigrations());
+});
+
+test('the cut-over to the partitioned table keeps the rows in place, and waits behind a long reader by giving up and trying again', { timeout: 30_000 }, async () => {
+  const schema = 'cutover';
+  const files = await loadMigrations();
+  await migrate(pool, schema, files.filter((file) => file.version < 30));
+  const create = (id: string, ttlMs: number | null) =>
+    pool.query(`SELECT id FROM ${schema}.create_durable_task($1, 's', 'srv', 'c', '', 'k', 'export', '{}', NULL, $2, 1000, 'n1', 10, NULL, NULL, true, 3, NULL, false, NULL, NULL)`, [id, ttlMs]);
+  const [hourly, forever] = [newTaskId(), newTaskId()];
+  await create(hourly, 3_600_000);
+  await create(forever, null);
+  await pool.query(`INSERT INTO ${schema}.task_steps (task_id, name, done) VALUES ($1, 'file-1', true)`, [hourly]);
+  await pool.query(`UPDATE ${schema}.tasks SET status = 'completed' WHERE id = $1`, [hourly]);
+
+  // A reader holds the table in an open transaction for longer than migration 0030's lock_timeout.
+  const reader = testPool({ connectionString: database.url, max: 1 });
+  const held = await reader.connect();
+  try {
+    await held.query('BEGIN');
+    await held.query(`SELECT count(*) FROM ${schema}.tasks`);
+    const started = performance.now();
+    const migrating = migrate(pool, schema);
+    await new Promise((resolve) => setTimeout(resolve, 2_300));
+    await held.query('COMMIT');
+    const { applied } = await within(migrating, 20_000, 'the migration, tried again once the reader is gone');
+    assert.deepEqual(applied, files.filter((file) => file.version >= 30).map((file) => file.name));
+    assert.ok(performance.now() - started >= 2_000, 'its first try gave up after the lock_timeout');
+  } finally {
+    held.release();
+    await reader.end();
+  }
+
+  const { rows } = await pool.query<{ id: string; partition: string; key: number }>(
+    `SELECT id, tableoid::regclass::text AS partition, expiry_key AS key FROM ${schema}.tasks ORDER BY created_at, id`,
+  );
+  assert.deepEqual(new Set(rows.map((row) => `${row.id} ${row.partition} ${row.key}`)), new Set([hourly, forever].map((id) => `${id} ${schema}.tasks_unbounded Infinity`)));
+  const { rows: children } = await pool.query<{ steps: number; events: number }>(
+    `SELECT (SELECT count(*)::int FROM ${schema}.task_steps WHERE task_id = $1) AS steps, (SELECT count(*)::int FROM ${schema}.task_events WHERE task_id = $1) AS events`,
+    [hourly],
+  );
+  assert.deepEqual(children[0], { steps: 1, events: 2 });
+  const { rows: key } = await pool.query<{ columns: string }>(
+    `SELECT string_agg(a.attname, ',' ORDER BY k.n) AS columns
+       FROM pg_constraint c, unnest(c.conkey) WITH ORDINALITY AS k(attnum, n), pg_attribute a
+      WHERE c.conrelid = '${schema}.tasks'::regclass AND c.contype = 'p' AND a.attrelid = c.conrelid AND a.attnum = k.attnum`,
+  );
+  assert.equal(key[0]?.columns, 'id,expiry_key');
+  const { rows: foreign } = await pool.query(`SELECT conname FROM pg_constraint WHERE contype = 'f' AND connamespace = '${schema}'::regnamespace`);
+  assert.deepEqual(foreign, [], 'no foreign key to the partitioned table');
+  // The old rows keep working: a read, a write, and the row-wise delete with what hangs off them.
+  await pool.query(`UPDATE ${schema}.tasks SET status_message = 'kept' WHERE id = $1`, [forever]);
+  await pool.query(`DELETE FROM ${schema}.tasks WHERE id = $1`, [hourly]);
+  const { rows: gone } = await pool.query(`SELECT 1 FROM ${schema}.task_steps WHERE task_id = $1 UNION ALL SELECT 1 FROM ${schema}.task_events WHERE task_id = $1`, [hourly]);
+  assert.deepEqual(gone, []);
 });

@@ -1,5 +1,8 @@
 import { deleteExpiredStorage } from '../sql/delete-expired-storage.js';
 import { deleteExpiredTasks } from '../sql/delete-expired-tasks.js';
+import { deleteTaskPartitionChildren } from '../sql/delete-task-partition-children.js';
+import { dropTaskPartition } from '../sql/drop-task-partition.js';
+import { listExpiredTaskPartitions } from '../sql/list-expired-task-partitions.js';
 import type { SqlContext } from '../sql/sql-context.js';
 import { LeaderRoundService } from './leader-round-service.js';
 import type { MaintenanceLogger } from './maintenance-logger.js';
@@ -24,6 +27,20 @@ export interface TtlSweeperConfig {
   readonly batchPauseMs?: number;
   /** Longest one batch may hold the sweeper's role (ms); a leader that stalls loses it then. Default 5 000. */
   readonly batchTimeoutMs?: number;
+  /**
+   * Longest the detach of an ended hour's partition waits for its moment of exclusive lock on the
+   * table (ms); requests queue behind a waiting detach, so this is also the most it delays them.
+   * Default 100.
+   */
+  readonly partitionLockTimeoutMs?: number;
+  /** Tries of one detach that timed out on its lock, in one sweep; the next sweep tries again. Default 3. */
+  readonly partitionDropAttempts?: number;
+}
+
+/** One hourly partition dropped: its name and how long its detach and drop took (ms). */
+export interface PartitionDrop {
+  readonly name: string;
+  readonly tookMs: number;
 }
 
 /** What one sweep did. */
@@ -41,24 +58,50 @@ export interface SweepBatch {
   readonly tookMs: number;
 }
 
-const DEFAULTS = { intervalMs: 60_000, batchSize: 1_000, targetBatchMs: 20, minBatchSize: 100, batchPauseMs: 50, batchTimeoutMs: 5_000 } as const;
+const DEFAULTS = {
+  intervalMs: 60_000,
+  batchSize: 1_000,
+  targetBatchMs: 20,
+  minBatchSize: 100,
+  batchPauseMs: 50,
+  batchTimeoutMs: 5_000,
+  partitionLockTimeoutMs: 100,
+  partitionDropAttempts: 3,
+} as const;
+
+/** SQLSTATE lock_not_available: a lock_timeout ran out. */
+const LOCK_TIMEOUT = '55P03';
 
 /**
- * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time,
- * in short batches in expiry order, each starting where the one before it stopped, until a batch
- * comes back short.
+ * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time.
+ * First the hourly partitions whose hour has ended (migration 0032) leave whole: their tasks' steps
+ * and events in batches, then a detach and drop under a short lock timeout, retried. Then the
+ * `'infinity'` partition's expired rows, in short batches in expiry order, each starting where the
+ * one before it stopped, until a batch comes back short.
  */
 export class TtlSweeper extends LeaderRoundService<SweepResult> {
   readonly config: Required<TtlSweeperConfig>;
   /** Test signals: each finished sweep, each batch deleted (its row count), and each batch's size and time. */
-  readonly testSignals = { swept: new TestSignal<SweepResult>(), batchDeleted: new TestSignal<number>(), batch: new TestSignal<SweepBatch>() };
+  readonly testSignals = {
+    swept: new TestSignal<SweepResult>(),
+    batchDeleted: new TestSignal<number>(),
+    batch: new TestSignal<SweepBatch>(),
+    partitionDropped: new TestSignal<PartitionDrop>(),
+  };
   #deleted = 0;
+  #partitionsDropped = 0;
   #lastRanAt: Date | undefined;
   #size: number;
 
   constructor(context: SqlContext, schema: string, logger: MaintenanceLogger, config: TtlSweeperConfig = {}) {
     const resolved = withDefaults<TtlSweeperConfig>(DEFAULTS, config);
     if (!(resolved.targetBatchMs > 0)) throw new RangeError('sweeper.targetBatchMs must be a positive number of ms (or Infinity)');
+    if (!(Number.isSafeInteger(resolved.partitionLockTimeoutMs) && resolved.partitionLockTimeoutMs > 0)) {
+      throw new RangeError('sweeper.partitionLockTimeoutMs must be a positive integer');
+    }
+    if (!(Number.isSafeInteger(resolved.partitionDropAttempts) && resolved.partitionDropAttempts > 0)) {
+      throw new RangeError('sweeper.partitionDropAttempts must be a positive integer');
+    }
     if (!(Number.isSafeInteger(resolved.minBatchSize) && resolved.minBatchSize > 0 && resolved.minBatchSize <= resolved.batchSize)) {
       throw new RangeError('sweeper.minBatchSize must be a positive integer no larger than batchSize');
     }
@@ -76,6 +119,7 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   }
 
   protected async round(): Promise<SweepResult> {
+    if (!(await this.#dropEndedPartitions())) return this.skipped();
     let deleted = 0;
     let batches = 0;
     // Where the next batch starts in the expiry index: at the last expiry this sweep deleted.
@@ -108,6 +152,53 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
     return { ran: true, deleted, batches };
   }
 
+  /**
+   * Drops every hourly partition whose hour has ended; false when another node holds the role.
+   * A partition whose detach kept timing out stays for the next sweep, as does the rest of the
+   * list when the role is lost or the sweeper stops.
+   */
+  async #dropEndedPartitions(): Promise<boolean> {
+    const listed = await this.batch((context) => listExpiredTaskPartitions(context));
+    if (!listed) return false;
+    for (const partition of listed.result) {
+      if (this.stopRequested) break;
+      // What hangs off its tasks first, in batches (a drop takes only the partition's own rows).
+      let after: string | undefined;
+      for (;;) {
+        const led = await this.batch((context) => deleteTaskPartitionChildren(context, partition, this.config.batchSize, after));
+        if (!led) return true;
+        after = led.result.lastId ?? after;
+        if (led.result.tasks < this.config.batchSize || this.stopRequested) break;
+        await this.pauseAfter(led.tookMs);
+      }
+      if (this.stopRequested) break;
+      await this.#dropPartition(partition.name);
+    }
+    return true;
+  }
+
+  async #dropPartition(name: string): Promise<void> {
+    const { partitionLockTimeoutMs, partitionDropAttempts } = this.config;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const led = await this.batch((context) => dropTaskPartition(context, name, partitionLockTimeoutMs));
+        if (led?.result) {
+          this.#partitionsDropped += 1;
+          this.testSignals.partitionDropped.signal({ name, tookMs: led.tookMs });
+        }
+        return;
+      } catch (error) {
+        const timedOut = (error as { code?: unknown } | null)?.code === LOCK_TIMEOUT;
+        if (!timedOut || attempt >= partitionDropAttempts || this.stopRequested) {
+          this.logger.warn(`TTL sweep: partition ${name} not dropped this sweep (${timedOut ? 'its lock stayed taken' : 'an error'})`, error);
+          return;
+        }
+        // Readers and writers holding the table finish in a moment; wait a little longer each time.
+        await new Promise((resolve) => setTimeout(resolve, partitionLockTimeoutMs * attempt));
+      }
+    }
+  }
+
   /** A batch's cost is bounded by its size: smaller after a slow one, larger again after fast ones. */
   #nextSize(size: number, tookMs: number): number {
     const { targetBatchMs, minBatchSize, batchSize } = this.config;
@@ -123,6 +214,11 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
   /** Expired tasks this node's rounds deleted, since it started. */
   get deleted(): number {
     return this.#deleted;
+  }
+
+  /** Hourly partitions this node's rounds dropped, since it started. */
+  get partitionsDropped(): number {
+    return this.#partitionsDropped;
   }
 
   /** When this node last ran a round as the leader (another node may be leading meanwhile). */

@@ -10,7 +10,8 @@ export interface MigrateResult {
 }
 
 /**
- * Applies pending migrations to `schema`, in one transaction under a per-schema advisory lock:
+ * Applies pending migrations to `schema`, in one transaction under a per-schema advisory lock
+ * (tried again, up to 5 times, when a file's lock_timeout runs out):
  * nodes starting together queue on the lock, and each re-reads what is applied once it holds it,
  * so every file runs exactly once. Files run with `search_path` set to the schema, which is how
  * one set of files serves any schema name.
@@ -18,6 +19,25 @@ export interface MigrateResult {
 export async function migrate(pool: pg.Pool, schema: string, migrations?: readonly Migration[]): Promise<MigrateResult> {
   assertSchemaName(schema);
   const files = migrations ?? (await loadMigrations());
+  // A file that waits for a table's lock at most a lock_timeout (migration 0030, before the
+  // partitioned table's cut-over) gives up behind a long transaction rather than queueing every
+  // request behind itself; the whole transaction is rolled back and tried again a moment later.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await applyPending(pool, schema, files);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== LOCK_NOT_AVAILABLE || attempt >= LOCK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.round(250 * attempt * (0.5 + Math.random()))));
+    }
+  }
+}
+
+/** SQLSTATE lock_not_available: a lock_timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+/** Tries of the migration transaction whose lock_timeout ran out. */
+const LOCK_ATTEMPTS = 5;
+
+async function applyPending(pool: pg.Pool, schema: string, files: readonly Migration[]): Promise<MigrateResult> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');

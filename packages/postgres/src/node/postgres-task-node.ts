@@ -9,6 +9,7 @@ import { consoleLogger, type MaintenanceLogger } from '../maintenance/maintenanc
 import { NodeLease, type NodeLeaseConfig } from '../maintenance/node-lease.js';
 import { newNodeIdentity, type NodeIdentity } from './node-identity.js';
 import { OrphanRescuer, type OrphanRescuerConfig } from '../maintenance/orphan-rescuer.js';
+import { TaskPartitioner, type TaskPartitionerConfig } from '../maintenance/task-partitioner.js';
 import { enableTestSignals } from '../maintenance/test-signal.js';
 import { TtlSweeper, type TtlSweeperConfig } from '../maintenance/ttl-sweeper.js';
 import { connectionOf, type PostgresTaskStore, type StoreConnection } from '../postgres-task-store.js';
@@ -45,6 +46,8 @@ export interface PostgresTaskNodeOptions {
   readonly reaper?: LeaseReaperConfig | false;
   /** Deletes expired tasks (they read as absent before). */
   readonly sweeper?: TtlSweeperConfig | false;
+  /** Makes the task table's hourly partitions ahead (one node at a time); the sweeper drops them. */
+  readonly partitions?: TaskPartitionerConfig | false;
   /** Fails this node's live tasks that no run of its runtime holds (an outcome that could not be written). */
   readonly rescuer?: OrphanRescuerConfig | false;
   /** Counts the cluster's tasks (one node at a time) for cluster-wide gauges and the console. */
@@ -69,6 +72,7 @@ export class PostgresTaskNode implements TaskNode {
   readonly lease: NodeLease | undefined;
   readonly reaper: LeaseReaper | undefined;
   readonly sweeper: TtlSweeper | undefined;
+  readonly partitioner: TaskPartitioner | undefined;
   readonly rescuer: OrphanRescuer | undefined;
   readonly stats: ClusterStatsService | undefined;
   /** Where the session connections go (direct, or the store's settings). */
@@ -94,6 +98,9 @@ export class PostgresTaskNode implements TaskNode {
     }
     node.reaper?.start();
     node.sweeper?.start();
+    node.partitioner?.start();
+    // A first round now: the partitions of the next hours exist from the cluster's first start.
+    node.partitioner?.runOnce().catch((error: unknown) => node.#logger.error('task partitions failed', error));
     node.rescuer?.start();
     node.stats?.start();
     // A first round now, so the counts are there from the start rather than after an interval.
@@ -125,7 +132,7 @@ export class PostgresTaskNode implements TaskNode {
             wakeChannel,
           });
     const leaseMs = this.lease?.config.leaseMs;
-    const maintenanceServices = options.reaper !== false || options.sweeper !== false || options.rescuer !== false || options.stats !== false;
+    const maintenanceServices = options.reaper !== false || options.sweeper !== false || options.partitions !== false || options.rescuer !== false || options.stats !== false;
     // The leader's rounds (transactions holding a transaction-scoped advisory lock) work through a
     // transaction pooler too; given a direct connection they take it, off the pooler's slots.
     this.#maintenance = this.sessions.direct && maintenanceServices ? new MaintenanceConnection(this.sessions, sql, this.identity.instanceId, this.#logger) : undefined;
@@ -135,6 +142,7 @@ export class PostgresTaskNode implements TaskNode {
         ? undefined
         : new LeaseReaper(leader, schema, this.#logger, { intervalMs: leaseMs === undefined ? undefined : Math.max(1, Math.floor(leaseMs / 3)), ...options.reaper });
     this.sweeper = options.sweeper === false ? undefined : new TtlSweeper(leader, schema, this.#logger, options.sweeper);
+    this.partitioner = options.partitions === false ? undefined : new TaskPartitioner(leader, schema, this.#logger, options.partitions);
     this.rescuer = options.rescuer === false ? undefined : new OrphanRescuer(leader, schema, this.nodeId, this.#logger, options.rescuer);
     this.stats = options.stats === false ? undefined : new ClusterStatsService(leader, schema, this.nodeId, this.#logger, options.stats);
     this.listener =
@@ -154,7 +162,7 @@ export class PostgresTaskNode implements TaskNode {
             options.listener,
           );
     if (options.testSignals) {
-      for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.rescuer, this.stats]) if (service) enableTestSignals(service.testSignals);
+      for (const service of [this.listener, this.lease, this.reaper, this.sweeper, this.partitioner, this.rescuer, this.stats]) if (service) enableTestSignals(service.testSignals);
     }
   }
 
@@ -220,7 +228,7 @@ export class PostgresTaskNode implements TaskNode {
     this.#stopped ??= (async () => {
       this.#fanOut.clear();
       this.#claimers.clear();
-      await Promise.allSettled([this.sweeper?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.stats?.stop(), this.listener?.stop()]);
+      await Promise.allSettled([this.sweeper?.stop(), this.partitioner?.stop(), this.reaper?.stop(), this.rescuer?.stop(), this.stats?.stop(), this.listener?.stop()]);
       await this.#maintenance?.close().catch(() => undefined);
       await this.lease?.stop();
     })();

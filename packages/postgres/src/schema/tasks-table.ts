@@ -32,6 +32,12 @@ export interface TasksTable {
   client_capabilities: unknown;
   /** Migration 0011: the creating span's `traceparent`. */
   trace_context?: string | null;
+  /**
+   * Migration 0030: the partition key, the expiry an hourly partition holds the row by, or
+   * 'infinity' (which node-postgres returns as the number `Infinity`). Written by the create
+   * functions only; no statement of this package reads it but the sweeper's.
+   */
+  expiry_key?: Date | number;
 }
 
 /** A `task_steps` row (see migrations/0004_durable_work.sql). */

@@ -26,13 +26,22 @@ export interface DeletedExpiredTasks {
  * statement, and the expiry is checked once more on the row the ctid names all the same, so no
  * ctid can ever delete a live task. (A row updated after the statement began is locked in its new
  * version, which the DELETE's snapshot does not see: it stays for the next sweep.)
+ *
+ * Only the partition of `expiry_key = 'infinity'` (migration 0032: no TTL, a TTL under an hour,
+ * rows of before the partitions): the hourly partitions leave whole (dropExpiredTaskPartition).
+ * The condition is a constant, so the plan prunes both scans to that one partition, and a ctid is
+ * one partition's own: on the parent unpruned, a ctid of one partition could name a row of another.
+ * The statement still targets the parent, whose statement trigger deletes the tasks' steps and
+ * events (the foreign keys' cascade before migration 0032).
  */
 export async function deleteExpiredTasks(context: SqlContext, limit: number, from?: Date): Promise<DeletedExpiredTasks> {
   const { rows } = await sql<{ deleted: number; last_expires_at: Date | null }>`
     WITH deleted AS (
       DELETE FROM ${context.tasks}
-       WHERE ctid = ANY (ARRAY (SELECT ctid FROM ${context.tasks}
-                                 WHERE expires_at <= now() AND expires_at >= ${from ?? '-infinity'}::timestamptz
+       WHERE expiry_key = 'infinity'
+         AND ctid = ANY (ARRAY (SELECT ctid FROM ${context.tasks}
+                                 WHERE expiry_key = 'infinity'
+                                   AND expires_at <= now() AND expires_at >= ${from ?? '-infinity'}::timestamptz
                                  ORDER BY expires_at
                                  LIMIT ${limit}
                                    FOR UPDATE SKIP LOCKED))

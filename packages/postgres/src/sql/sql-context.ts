@@ -17,6 +17,10 @@ export interface SqlContext {
   readonly createTasksFunction: RawBuilder<unknown>;
   /** `<schema>.task_steps`, the journal of `ctx.step`. */
   readonly steps: RawBuilder<unknown>;
+  /** `<schema>.task_events`, the tasks' history (migration 0010). */
+  readonly events: RawBuilder<unknown>;
+  /** The schema's name, for the statements that name one of its tables at run time (a partition). */
+  readonly schema: string;
   /** `<schema>.cluster_stats`, the leader's counts of the cluster's tasks (migration 0005). */
   readonly clusterStats: RawBuilder<unknown>;
   /** `<schema>.task_storage`, what each pool keeps until its tasks expire (migration 0012). */
@@ -41,6 +45,8 @@ export function sqlContext(db: Kysely<TasksDatabase>, schema: string, channel: s
     createTaskFunction: sql.id(schema, 'create_durable_task'),
     createTasksFunction: sql.id(schema, 'create_durable_tasks'),
     steps: sql.id(schema, 'task_steps'),
+    events: sql.id(schema, 'task_events'),
+    schema,
     clusterStats: sql.id(schema, 'cluster_stats'),
     storage: sql.id(schema, 'task_storage'),
     storageBucket: sql.id(schema, 'task_storage_bucket'),
