@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { renderReport } from './report.js';
 import { runCapacity } from './scenarios/capacity.js';
+import { runHistory } from './scenarios/history.js';
 import { runDelivery } from './scenarios/delivery.js';
 import { runDurableWork } from './scenarios/durable-work.js';
 import { runFairShare } from './scenarios/fair-share.js';
@@ -52,6 +53,7 @@ const SCENARIOS: ReadonlyArray<{ numbers: number[]; run: (context: BenchContext)
   { numbers: [13], run: runPooler },
   { numbers: [21], run: runWakeUps },
   { numbers: [22], run: runCapacity },
+  { numbers: [23], run: runHistory },
 ];
 
 const started = performance.now();

@@ -11,6 +11,7 @@ import { percentile } from '../stats.js';
 import { closedLoopFor, openLoop, sleep } from '../support/concurrency.js';
 import { spawnListening, startDemoNode, stopDemoNode, type DemoNode } from '../support/demo-nodes.js';
 import { rpc } from '../support/mcp-client.js';
+import { oneTask, saturate, seedCompletedTasks } from '../support/task-load.js';
 import { atLeast, atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 
 const CLIENTS = 16;
@@ -150,49 +151,6 @@ export async function runRequestPath(context: BenchContext): Promise<ScenarioRes
     await Promise.all([node, ...peers].map((n) => stopDemoNode(n)));
     await admin.end();
   }
-}
-
-async function saturate(url: string, taskIds: readonly string[], durationMs: number): Promise<{ rate: number; p50: number }> {
-  const latencies: number[] = [];
-  const elapsed = await closedLoopFor(CLIENTS, durationMs, async (worker) => {
-    const started = performance.now();
-    await rpc(url, 'tasks/get', { taskId: taskIds[(worker + latencies.length) % taskIds.length]! });
-    latencies.push(performance.now() - started);
-  });
-  return { rate: latencies.length / (elapsed / 1000), p50: percentile(latencies, 50) };
-}
-
-async function oneTask(target: string | (() => string), completed: { count: number }): Promise<void> {
-  const next = typeof target === 'string' ? () => target : target;
-  const created = await rpc(next(), 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
-  const taskId = created.result?.['taskId'];
-  if (typeof taskId !== 'string') return;
-  for (;;) {
-    const reply = await rpc(next(), 'tasks/get', { taskId });
-    const status = reply.result?.['status'];
-    if (status === 'completed') {
-      completed.count += 1;
-      return;
-    }
-    if (reply.error || status === 'failed' || status === 'cancelled') return;
-  }
-}
-
-async function seedCompletedTasks(url: string, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const created = await rpc(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
-    const taskId = created.result?.['taskId'];
-    if (typeof taskId !== 'string') throw new Error(`tools/call did not make a task: ${JSON.stringify(created)}`);
-    ids.push(taskId);
-  }
-  for (const taskId of ids) {
-    for (let tries = 0; (await rpc(url, 'tasks/get', { taskId })).result?.['status'] !== 'completed'; tries += 1) {
-      if (tries > 200) throw new Error(`task ${taskId} did not complete`);
-      await sleep(10);
-    }
-  }
-  return ids;
 }
 
 function startBareServer(root: string, databaseUrl: string, ownerKey: string): Promise<DemoNode> {

@@ -27,6 +27,7 @@ export function observeNodeGauges({ store, node, poolStats }: NodeGaugeSources, 
   const leaseLosses = meter.createObservableCounter('mcp_tasks.lease.losses', { description: 'Leases this node lost (each failed its live tasks)' });
   const reaped = meter.createObservableCounter('mcp_tasks.lease.reaped', { description: "Tasks this node's reaper failed because their node's lease expired" });
   const swept = meter.createObservableCounter('mcp_tasks.sweeper.deleted', { description: "Expired tasks this node's sweeper deleted" });
+  const partitionsDropped = meter.createObservableCounter('mcp_tasks.sweeper.partitions_dropped', { description: "Ended hourly partitions of tasks this node's sweeper dropped" });
   const sweptAt = meter.createObservableGauge('mcp_tasks.sweeper.last_run_timestamp_seconds', { description: 'When this node last ran a sweep round as the leader (Unix time; 0: never)', unit: 's' });
   const pool = meter.createObservableGauge('mcp_tasks.pool.connections', { description: "The store pool's connections, by state (idle, active, and queries waiting for one)" });
   const wakeups = meter.createObservableCounter('mcp_tasks.control.received', { description: 'Control messages (cancels, answers, changes, claimable tasks) this node received over LISTEN' });
@@ -52,6 +53,7 @@ export function observeNodeGauges({ store, node, poolStats }: NodeGaugeSources, 
       observer.observe(leaseLosses, node.lease?.losses ?? 0, attributes);
       observer.observe(reaped, node.reaper?.reaped ?? 0, attributes);
       observer.observe(swept, node.sweeper?.deleted ?? 0, attributes);
+      observer.observe(partitionsDropped, node.sweeper?.partitionsDropped ?? 0, attributes);
       observer.observe(sweptAt, (node.sweeper?.lastRanAt?.getTime() ?? 0) / 1000, attributes);
       const stats = poolStats();
       observer.observe(pool, stats.idle, { ...attributes, state: 'idle' });
@@ -61,7 +63,7 @@ export function observeNodeGauges({ store, node, poolStats }: NodeGaugeSources, 
       observer.observe(wakeups, node.wakeups.received, attributes);
       observer.observe(ignoredWakeups, node.wakeups.ignored, attributes);
     },
-    [listening, leaseAge, leaseLosses, reaped, swept, sweptAt, pool, reachable, wakeups, ignoredWakeups],
+    [listening, leaseAge, leaseLosses, reaped, swept, partitionsDropped, sweptAt, pool, reachable, wakeups, ignoredWakeups],
   );
   return () => {
     stopped = true;
