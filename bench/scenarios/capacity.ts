@@ -103,7 +103,7 @@ export async function runCapacity(context: BenchContext): Promise<ScenarioResult
     await admin.connect();
     await admin.query('CREATE EXTENSION pg_stat_statements; CREATE EXTENSION pageinspect');
     node = await startDemoNode(context.root, server.url, 'capacity-node', { MCP_TASKS_TOKENS: path.join(dir, 'tokens.json') });
-    for (const table of TABLES) await admin.query(`ALTER TABLE mcp_tasks.${table} SET (autovacuum_enabled = off)`);
+    for (const leaf of await leafTables(admin)) await admin.query(`ALTER TABLE ${leaf} SET (autovacuum_enabled = off)`);
     // The NOTIFYs of the workload: the broadcast channel and the node's own wake channel.
     const { rows: channels } = await admin.query<{ wake_channel: string | null }>('SELECT wake_channel FROM mcp_tasks.nodes');
     await listener.connect();
@@ -259,7 +259,7 @@ async function costOf(server: MeasuredPostgres, admin: pg.Client, statement: str
 
 /** The task tables' bytes (heap and TOAST), their indexes' bytes, and their btree leaf items (live and dead, high keys excluded). */
 async function relationSizes(admin: pg.Client): Promise<{ table: number; index: number; items: number }> {
-  const names = TABLES.map((t) => `'mcp_tasks.${t}'::regclass`).join(', ');
+  const names = (await leafTables(admin)).map((leaf) => `'${leaf}'::regclass`).join(', ');
   const { rows } = await admin.query<{ table: string; index: string }>(
     `SELECT sum(pg_table_size(r))::text AS table, sum(pg_indexes_size(r))::text AS index FROM unnest(ARRAY[${names}]) AS r`,
   );
@@ -273,4 +273,16 @@ async function relationSizes(admin: pg.Client): Promise<{ table: number; index: 
       WHERE i.indrelid = ANY (ARRAY[${names}]) AND s.type = 'l'`,
   );
   return { table: Number(rows[0]!.table), index: Number(rows[0]!.index), items: Number(items[0]!.items) };
+}
+
+/**
+ * The tables that hold the rows: each of TABLES, or, for a partitioned one (`tasks`, migration
+ * 0032), its partitions, which hold the storage options, the bytes and the index pages.
+ */
+async function leafTables(admin: pg.Client): Promise<string[]> {
+  const { rows } = await admin.query<{ leaf: string }>(
+    `SELECT t.relid::regclass::text AS leaf FROM unnest($1::regclass[]) AS r, pg_partition_tree(r) AS t WHERE t.isleaf`,
+    [TABLES.map((table) => `mcp_tasks.${table}`)],
+  );
+  return rows.map((row) => row.leaf);
 }
