@@ -30,6 +30,7 @@ export const SCENARIO_TITLES: Readonly<Record<number, string>> = {
   13: 'Through a transaction pooler (PgBouncer)',
   21: 'Wake-ups per cancel with 8 nodes',
   22: 'The capacity model: what one task costs',
+  23: 'A table with a history: reads and whole tasks beside it, and a day of partitions swept',
 };
 
 export function renderReport(report: Report): string {

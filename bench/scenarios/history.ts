@@ -30,9 +30,10 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
   const notes: string[] = [];
   // The journal and the history keep no foreign key to the partitioned table: emptied with it.
   const empty = () => admin.query('TRUNCATE mcp_tasks.tasks, mcp_tasks.task_events, mcp_tasks.task_steps');
-  await empty();
+  // The node migrates a fresh database.
   const node = await startDemoNode(context.root, context.databaseUrl, 'bench-history', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' });
   try {
+    await empty();
     const seeded = await seedCompletedTasks(node.url, context.quick ? 20 : 200);
     const measure = async (phase: Phase, clear: boolean) => {
       for (let run = 0; run < context.runs; run += 1) {
@@ -70,10 +71,10 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     const metrics: Metric[] = [
       { name: 'tasks/get, empty table', unit: 'req/s', values: before.reads, digits: 0 },
       { name: `tasks/get, ${historyRows.toLocaleString('en')} finished tasks kept`, unit: 'req/s', values: full.reads, digits: 0 },
-      { name: 'tasks/get with the history ÷ empty (medians)', unit: '×', values: ratio(full.reads, before.reads), target: atLeast(1 / 1.2), digits: 2 },
+      { name: 'tasks/get with the history ÷ empty (medians)', unit: '×', values: ratio(full.reads, before.reads), target: atLeast(0.83), digits: 2 },
       { name: 'tools/call → completed, empty table', unit: 'tasks/s', values: before.wholeTasks, digits: 0 },
       { name: `tools/call → completed, ${historyRows.toLocaleString('en')} finished tasks kept`, unit: 'tasks/s', values: full.wholeTasks, digits: 0 },
-      { name: 'tools/call → completed with the history ÷ empty (medians)', unit: '×', values: ratio(full.wholeTasks, before.wholeTasks), target: atLeast(1 / 1.2), digits: 2 },
+      { name: 'tools/call → completed with the history ÷ empty (medians)', unit: '×', values: ratio(full.wholeTasks, before.wholeTasks), target: atLeast(0.83), digits: 2 },
       { name: `sweep of a day: 24 expired hourly partitions of ${expiredPerHour.toLocaleString('en')} tasks`, unit: 's', values: [sweep.seconds], digits: 1 },
       { name: 'partitions dropped by the sweep', unit: '', values: [sweep.dropped], digits: 0 },
       { name: 'store.get p99 before the sweep', unit: 'ms', values: [sweep.baselineP99], digits: 2 },
@@ -86,7 +87,7 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
       method:
         `One demo node (its own process, the quota off) on the partitioned task table (migrations 0030–0033). ${CLIENTS} keep-alive clients read ` +
         `${seeded.length} completed tasks with \`tasks/get\` for ${durationMs / 1000} s, then run whole tasks (\`tools/call slow_compute {seconds: 0}\`, ` +
-        `\`tasks/get\` until completed) for ${durationMs / 1000} s, ${context.runs} times on an empty table (emptied after each run), then ` +
+        `\`tasks/get\` until completed) for ${durationMs / 1000} s, in each of ${context.runs} runs on an empty table (emptied after each run), then ` +
         `\`INSERT … SELECT generate_series\` of ${historyRows.toLocaleString('en')} finished tasks of 1 000 owners, expiring over the next two hours ` +
         `(so in the hourly partitions the node made ahead, as a cluster's history waits for its TTL), and the same runs again beside them; ` +
         `the ratios are of the medians of the two phases, which ran one after the other. Then 24 hourly partitions of the day before, ` +
