@@ -1,7 +1,7 @@
 // `npm run bench -- --flakes [FILE,…] [--times N]`: runs each test file N times (default 3), one
 // run at a time, and reports every run that failed: a file that passes and fails on the same tree
 // is a flake, whatever the suite said the first time. Exit 1 when a run failed. With no files:
-// the files that flaked or hung before (FLAKY_FILES, the same .ci/run runs twice).
+// the files that flaked or hung before (FLAKY_FILES; CI ran them a second time until its 25 minutes ran short).
 import { spawn } from 'node:child_process';
 
 /** Files that failed or hung in whole-suite runs of ours (issue 31): the ones worth running again. */
