@@ -65,7 +65,10 @@ async function noRequestFails(a: DemoProcess, b: DemoProcess): Promise<void> {
       if (read.error) errors.push(JSON.stringify(read.error));
     }),
   );
-  assert.deepEqual(errors, [], `${errors.length} of 60 requests failed`);
+  // An internal error's cause is in the node's log, under its ref: shown with the failure.
+  const refs = errors.flatMap((error) => [.../ref ([0-9a-f]+)/.exec(error)?.slice(1) ?? []]);
+  const logged = [a, b].flatMap((node) => node.output().split('\n')).filter((line) => refs.some((ref) => line.includes(ref)));
+  assert.deepEqual(errors, [], `${errors.length} of 60 requests failed; the nodes logged: ${logged.join('\n')}`);
 }
 
 /** An answer given on `answerer` to a task run on `runner`: how long until it completed. */
