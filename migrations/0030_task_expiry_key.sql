@@ -24,7 +24,15 @@ ALTER TABLE tasks ADD COLUMN IF NOT EXISTS expiry_key timestamptz NOT NULL DEFAU
 CREATE TABLE task_partition_horizon (
   -- A single row: the key can only be true.
   id                boolean     PRIMARY KEY DEFAULT true CHECK (id),
-  partitioned_until timestamptz NOT NULL
+  partitioned_until timestamptz NOT NULL,
+  -- The horizon before the last move, and when the last move is safe to use: a transaction begun
+  -- before the move's commit may hold the table's partition list of before it (PostgreSQL reads a
+  -- list of partitions again only when it takes a lock it did not hold), while its statements see
+  -- the moved horizon; its insert would find no partition for its row. So a create uses
+  -- partitioned_until only in a transaction begun after ready_at (set past the commit of the
+  -- move), and previous_until before.
+  previous_until    timestamptz NOT NULL DEFAULT '-infinity',
+  ready_at          timestamptz NOT NULL DEFAULT '-infinity'
 );
 INSERT INTO task_partition_horizon (id, partitioned_until) VALUES (true, '-infinity');
 
@@ -32,15 +40,18 @@ INSERT INTO task_partition_horizon (id, partitioned_until) VALUES (true, '-infin
 -- (an hour) goes to an hourly partition: its row is then kept at most twice its TTL (until the end
 -- of its expiry's hour). A shorter TTL would keep an expired row up to an hour past its expiry,
 -- many times its life, so it stays in the 'infinity' partition and the row-wise sweep removes it
--- soon after it expires, as before. STABLE, so it reads the horizon in the inserting statement's
--- snapshot: a partition attached after the insert began (and its partition list was fixed) is
--- never chosen by it.
+-- soon after it expires, as before. The horizon it goes by is one its transaction can see the
+-- partitions of (ready_at, above): reading the latest horizon in the inserting statement's
+-- snapshot was not enough, as a CI run showed ("no partition of relation "tasks" found for row",
+-- a create at a node's start while the first round attached the hours ahead).
 CREATE FUNCTION task_expiry_key(p_ttl_ms bigint, p_expires_at timestamptz) RETURNS timestamptz
 LANGUAGE sql STABLE
 SET search_path FROM CURRENT
 AS $$
   SELECT CASE
-           WHEN p_ttl_ms >= 3600000 AND p_expires_at < (SELECT partitioned_until FROM task_partition_horizon)
+           WHEN p_ttl_ms >= 3600000
+                AND p_expires_at < (SELECT CASE WHEN ready_at <= now() THEN partitioned_until ELSE previous_until END
+                                      FROM task_partition_horizon)
              THEN p_expires_at
            ELSE 'infinity'::timestamptz
          END

@@ -123,8 +123,13 @@ BEGIN
                    current_schema(), current_schema(), v_name, v_from, v_until);
     v_made := true;
   END IF;
+  -- ready_at: a second past now, so past this transaction's commit (the round that calls this
+  -- commits right after it); previous_until keeps the last horizon that was ready. Creates go by
+  -- the horizon before for that second (migration 0030).
   UPDATE task_partition_horizon
-     SET partitioned_until = v_until
+     SET previous_until = CASE WHEN ready_at <= now() THEN partitioned_until ELSE previous_until END,
+         partitioned_until = v_until,
+         ready_at = clock_timestamp() + interval '1 second'
    WHERE partitioned_until < v_until
      AND (partitioned_until >= v_from OR v_from <= now());
   RETURN v_made;

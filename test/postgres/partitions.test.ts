@@ -9,6 +9,7 @@ import { InvalidTaskValueError, newTaskId, ownerKey, type NewTask, type TaskOwne
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { horizonReady } from '../support/partition-horizon.js';
 import { testPool } from '../support/pg-clients.js';
 import { within } from '../support/within.js';
 
@@ -84,6 +85,7 @@ test('the leader makes the hours ahead; a task of an hour or more goes to its ex
   assert.ok(made.includes('tasks_unbounded'));
   // A second round makes nothing new.
   assert.equal((await node.partitioner!.runOnce()).made, 0);
+  await horizonReady(admin);
 
   const o = owner();
   const hourly = await store.create(task(o, 3_600_000), { maxLive: 100 });
@@ -174,5 +176,36 @@ test('a detach that cannot get its lock gives up within its lock timeout, and th
     await reader.query('ROLLBACK').catch(() => undefined);
     reader.release();
     await quick.stop();
+  }
+});
+
+test('a create in a transaction begun before the horizon moved goes by the horizon before, whose partitions it can see', { timeout: 20_000 }, async () => {
+  // The race a CI run hit: a transaction that began before a partition's attach committed may
+  // route its row with the partition list of before it while reading the moved horizon, and fail
+  // with "no partition of relation "tasks" found for row". The hour just past the horizon:
+  const { rows } = await admin.query<{ until: Date }>('SELECT partitioned_until AS until FROM mcp_tasks.task_partition_horizon');
+  const hour = rows[0]!.until;
+  const creator = await admin.connect();
+  try {
+    await creator.query('BEGIN');
+    await creator.query('SELECT count(*) FROM mcp_tasks.tasks');
+    // Meanwhile the partitioner attaches the next hour and moves the horizon past it (committed).
+    await admin.query('SELECT mcp_tasks.make_task_partition($1)', [hour]);
+    const o = owner();
+    const id = newTaskId();
+    const ttlMs = hour.getTime() + 30 * 60_000 - Date.now();
+    await creator.query(
+      `SELECT * FROM mcp_tasks.create_durable_task($1, $2, $3, $4, $5, $6, 'export', '{}', NULL, $7, 1000, 'n1', NULL, NULL, NULL, false, 3, NULL, false, NULL, NULL)`,
+      [id, o.subject, o.server, o.clientId, o.resource, ownerKey(o), ttlMs],
+    );
+    await creator.query('COMMIT');
+    assert.equal(await partitionOf(id), 'mcp_tasks.tasks_unbounded', 'a horizon newer than the transaction is not used');
+    // A transaction begun once the move is ready routes to the new hour.
+    await admin.query(`UPDATE mcp_tasks.task_partition_horizon SET ready_at = now() - interval '1 second'`);
+    const later = await store.create(task(owner(), ttlMs), { maxLive: Infinity });
+    assert.equal(await partitionOf(later.taskId), `mcp_tasks.${partitionName(hour)}`);
+  } finally {
+    await creator.query('ROLLBACK').catch(() => undefined);
+    creator.release();
   }
 });

@@ -10,6 +10,7 @@ import { controlChannelOf, loadMigrations, migrate, PostgresTaskNode, PostgresTa
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { ANSWER, CANCEL, CREATE, CREATE_BATCH, FINISH_COMPLETED, GET, SET_STATUS_MESSAGE, SWEEP } from '../fixtures/previous-release-statements.js';
+import { horizonReady } from '../support/partition-horizon.js';
 import { testPool } from '../support/pg-clients.js';
 import { within } from '../support/within.js';
 
@@ -156,6 +157,7 @@ describe('a node of the previous release across the cut-over to the partitioned 
     store = await PostgresTaskStore.connect({ connectionString: database.url, poolSize: 2 });
     node = new PostgresTaskNode(store, { lease: false, reaper: false, listener: false, rescuer: false, stats: false, sweeper: false });
     assert.ok((await within(node.partitioner!.runOnce(), 10_000, 'a partition round')).made > 0);
+    await horizonReady(admin);
     const { rows: kind } = await admin.query<{ relkind: string }>(`SELECT relkind FROM pg_class WHERE oid = 'mcp_tasks.tasks'::regclass`);
     assert.equal(kind[0]?.relkind, 'p', 'tasks is partitioned');
     assert.equal(await partitionOf(a), 'mcp_tasks.tasks_unbounded', 'rows of before the cut-over stay in the old table');
