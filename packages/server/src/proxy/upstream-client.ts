@@ -8,7 +8,7 @@ export interface UpstreamTool {
   readonly inputSchema: JsonObject;
   readonly outputSchema?: JsonObject;
   readonly annotations?: JsonObject;
-  /** `required` when the upstream runs the tool only as a task (its `execution.taskSupport`). */
+  /** True when the upstream runs the tool only as a task (its `execution.taskSupport` is `required`). */
   readonly taskRequired?: boolean;
 }
 
