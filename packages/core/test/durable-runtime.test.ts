@@ -88,14 +88,41 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
     );
     rt.registerTool('job', { execute: execute as never, resumable: false });
     assert.equal(claimsAsked, 1, 'the claim is in flight');
-    const local = await rt.start({ owner: owner(), tool: 'job', args: {}, execute });
+    // The start waits for the claim's answer: the claim takes the slot, so the start queues.
+    const starting = rt.start({ owner: owner(), tool: 'job', args: {}, execute });
     claimAnswered.open();
+    const local = await starting;
+    assert.equal(local.nodeId, null, 'queued: the claim took the one slot');
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(rt.running <= 1, `the node runs ${rt.running} tasks with one slot`);
     finish.open();
     const [a, b] = await Promise.all([settled(store, elsewhere), settled(store, local)]);
     assert.deepEqual([a.status, b.status], ['completed', 'completed']);
     assert.equal(most, 1, 'never two runs at once');
+  });
+
+  test('a task started while a claim that finds nothing is in flight runs at once: the slot was only the claim\'s for its query', async (t) => {
+    const store = new MemoryTaskStore();
+    const claimAnswered = gate();
+    let claimsAsked = 0;
+    const claim = store.claim.bind(store);
+    store.claim = async (...args: Parameters<MemoryTaskStore['claim']>) => {
+      claimsAsked += 1;
+      await claimAnswered.wait;
+      return claim(...args);
+    };
+    const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });
+    t.after(() => rt.close().then(() => store.close()));
+    const execute = async () => text('done');
+    // Nothing is queued anywhere: the claim the registration starts finds nothing.
+    rt.registerTool('job', { execute: execute as never, resumable: false });
+    assert.equal(claimsAsked, 1, 'the claim is in flight');
+    const starting = rt.start({ owner: owner(), tool: 'job', args: {}, execute });
+    claimAnswered.open();
+    const local = await starting;
+    assert.equal(local.nodeId, 'n1', 'run here at once, not queued behind the claim');
+    assert.equal(local.attempt, 1);
+    assert.equal((await settled(store, local)).status, 'completed');
   });
 
   test('a claimed run gets what the creating request carried, its input still checked against what the client declared, and unchecked when the capabilities were unknown', async (t) => {

@@ -92,16 +92,18 @@ export class TaskClaimer {
         this.#again = false;
         while (!this.#stopped && !slots.full) {
           // The slot is the claim's while its query is in flight: a request starting a task
-          // meanwhile queues instead of taking it, so a claim never lands on a full node.
-          slots.reserve();
+          // meanwhile waits for the claim's answer (TaskRuntime.start), so a claim never lands on
+          // a full node, and a claim that finds nothing leaves the slot to the request.
+          slots.reserveForClaim();
           let record: TaskRecord | undefined;
           try {
             record = await store.claim(nodeId, [...this.#executors.keys()]);
+            // The claimed run takes the slot before a waiting start looks again.
+            if (record) this.#runClaimed(record);
           } finally {
-            slots.unreserve();
+            slots.unreserveClaim();
           }
           if (!record) break;
-          this.#runClaimed(record);
         }
       } while (this.#again && !this.#stopped);
     } catch (error) {

@@ -30,6 +30,9 @@ export type { TaskRuntimeOptions } from './task-runtime-options.js';
 /** The status message of a task waiting for a free run slot. */
 export const QUEUED_STATUS_MESSAGE = 'Queued: waiting for a free run slot';
 
+/** Claims in a row a start waits out for a slot before it queues its task (each a round trip). */
+const MOST_CLAIM_WAITS = 3;
+
 /**
  * Runs tools as tasks: commits the task, runs the tool in the background, records how it ended,
  * and carries cancels and input answers to the run wherever they were received.
@@ -119,6 +122,11 @@ export class TaskRuntime {
     if (this.#draining) throw new RuntimeDrainingError();
     // The span of the request that creates the task: the run's span becomes its child.
     const parent = otelContext.active();
+    // A claim's query in flight holds the slot this start would take: wait for its answer (a round
+    // trip) rather than queue the task behind a claim that most often finds nothing; a few claims
+    // in a row at most, then queue.
+    for (let waits = 0; waits < MOST_CLAIM_WAITS && this.#slots.fullOfClaims; waits += 1) await this.#slots.claimSettled();
+    if (this.#draining) throw new RuntimeDrainingError();
     // Beyond capacity the task is queued for whichever node has a slot first (this one included),
     // which needs its tool registered there; the reservation counts until the run registers.
     const queued = this.#slots.full;
