@@ -37,7 +37,7 @@ describe('the cluster-wide gauges', { timeout: 120_000 }, () => {
     dir = mkdtempSync(path.join(tmpdir(), 'cluster-gauges-'));
     const tokens = path.join(dir, 'tokens.json');
     writeFileSync(tokens, JSON.stringify(TOKENS));
-    const env = { DATABASE_URL: database.url, MCP_TASKS_TOKENS: tokens, MCP_TASKS_CLUSTER_STATS_MS: '300', MCP_TASKS_POLL_INTERVAL_MS: '50' };
+    const env = { DATABASE_URL: database.url, MCP_TASKS_TOKENS: tokens, MCP_TASKS_CLUSTER_STATS_MS: '300', MCP_TASKS_CLUSTER_FINISHED_STATS_MS: '1000', MCP_TASKS_POLL_INTERVAL_MS: '50' };
     nodes = await Promise.all([spawnDemoNode('gauge-a', env), spawnDemoNode('gauge-b', env)]);
     admin = testPool({ connectionString: database.url, max: 2 });
   });

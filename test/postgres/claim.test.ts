@@ -11,6 +11,8 @@ import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testPool } from '../support/pg-clients.js';
+import { explainAnalyzed, nodesOf, recordStatements, type SentStatement } from '../support/query-plans.js';
+import { insertCopiesOf } from '../support/task-copies.js';
 
 const BACKLOG = 3_000;
 
@@ -18,19 +20,13 @@ let database: TestDatabase;
 let pool: pg.Pool;
 let admin: pg.Pool;
 let store: PostgresTaskStore;
-const statements: Array<{ text: string; values: unknown[] }> = [];
+const statements: SentStatement[] = [];
 
 before(async () => {
   database = await createTestDatabase();
   pool = testPool({ connectionString: database.url, max: 2 });
-  // Keeps what the store sends while it claims (kysely calls client.query(text, values)).
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('FOR UPDATE OF t SKIP LOCKED')) statements.push({ text: args[0], values: (args[1] as unknown[]) ?? [] });
-      return query(...args);
-    };
-  });
+  // Keeps what the store sends while it claims.
+  recordStatements(pool, (text) => text.includes('FOR UPDATE OF t SKIP LOCKED'), statements);
   store = await PostgresTaskStore.connect({ pool });
   admin = testPool({ connectionString: database.url, max: 1 });
 });
@@ -45,31 +41,12 @@ after(async () => {
 const owner = (name: string): TaskOwner => ({ subject: `${name}-${randomUUID()}`, server: 'plan', clientId: 'client', resource: '' });
 const task = (who: TaskOwner, nodeId: string | null) => ({ taskId: newTaskId(), owner: who, tool: 'export', scopes: [], ttlMs: 600_000, pollIntervalMs: 1_000, nodeId });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
-function* nodesOf(plan: PlanNode): Generator<PlanNode> {
-  yield plan;
-  for (const child of plan.Plans ?? []) yield* nodesOf(child);
-}
-
 test(`a claim with one owner's backlog of ${BACKLOG} queued tasks goes to the other owner first and reads no more than a few rows of the backlog`, async () => {
   const heavy = owner('heavy');
   const light = owner('light');
   const template = await store.create(task(heavy, null), { maxLive: Infinity });
   // The heavy owner's backlog, copied from one queued task: ids and ages differ, the rest is alike.
-  await admin.query(
-    `INSERT INTO mcp_tasks.tasks
-     SELECT (jsonb_populate_record(t, jsonb_build_object('id', t.id || '-' || g, 'created_at', t.created_at + g * interval '1 ms'))).*
-       FROM mcp_tasks.tasks AS t, generate_series(1, $2::int) AS g
-      WHERE t.id = $1`,
-    [template.taskId, BACKLOG - 1],
-  );
+  await insertCopiesOf(admin, template.taskId, BACKLOG - 1);
   for (let i = 0; i < 20; i += 1) await store.create(task(heavy, 'busy-node'), { maxLive: Infinity });
   const waiting = await store.create(task(light, null), { maxLive: Infinity });
   await admin.query('ANALYZE mcp_tasks.tasks');
@@ -79,16 +56,7 @@ test(`a claim with one owner's backlog of ${BACKLOG} queued tasks goes to the ot
   const statement = statements.at(-1);
   assert.ok(statement, 'the claim statement was seen');
 
-  const client = await admin.connect();
-  let plan: PlanNode;
-  try {
-    await client.query('BEGIN');
-    const explained = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.values);
-    plan = (explained.rows[0]['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0]!.Plan;
-  } finally {
-    await client.query('ROLLBACK');
-    client.release();
-  }
+  const plan = await explainAnalyzed(admin, statement);
   const scans = [...nodesOf(plan)].filter((node) => node['Relation Name'] === 'tasks');
   assert.ok(scans.length > 0, JSON.stringify(plan));
   assert.deepEqual(scans.filter((node) => node['Node Type'] === 'Seq Scan'), [], 'no scan of the whole table');

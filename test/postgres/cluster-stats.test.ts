@@ -9,6 +9,8 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { nodeName } from '../support/node-name.js';
 import { testPool } from '../support/pg-clients.js';
+import { explainAnalyzed, nodesOf, recordStatements, type SentStatement } from '../support/query-plans.js';
+import { insertCopiesOf } from '../support/task-copies.js';
 
 let database: TestDatabase;
 let store: PostgresTaskStore;
@@ -97,4 +99,85 @@ test('while one node holds the role another node\'s round skips counting', async
     holder.release();
   }
   assert.equal((await b.stats!.runOnce()).computed, true);
+});
+
+const FINISHED_HISTORY = 20_000;
+
+/** `count` completed copies of a completed task of `o` (ids and ages differ, the rest alike). */
+async function finishedHistory(o: TaskOwner, count: number): Promise<void> {
+  const template = task(o, 'stats-history', 3_600_000);
+  await store.create(template, { maxLive: Infinity });
+  await admin.query(`UPDATE mcp_tasks.tasks SET status = 'completed' WHERE id = $1`, [template.taskId]);
+  await insertCopiesOf(admin, template.taskId, count - 1);
+  await admin.query('ANALYZE mcp_tasks.tasks');
+}
+
+const stale = () => admin.query(`UPDATE mcp_tasks.cluster_stats SET computed_at = now() - interval '1 hour'`);
+
+test(`a round reads the live tasks, not the ${FINISHED_HISTORY} finished ones kept until their TTL`, async () => {
+  // Found at 10 million kept tasks (bench scenario 23): each round counted them all, 7.7 s of a
+  // core every 15 s, past the round's 5 s statement timeout, so the counts were never written.
+  const pool = testPool({ connectionString: database.url, max: 1 });
+  const sent: SentStatement[] = [];
+  recordStatements(pool, (text) => text.includes('INSERT INTO "mcp_tasks"."cluster_stats"'), sent);
+  const watched = await PostgresTaskStore.connect({ pool, migrate: false });
+  const node = new PostgresTaskNode(watched, { ...quiet, nodeId: 'stats-c' });
+  try {
+    const o = owner();
+    await finishedHistory(o, FINISHED_HISTORY);
+    await Promise.all(Array.from({ length: 5 }, () => store.create(task(o, 'stats-c'), { maxLive: Infinity })));
+    await stale();
+    assert.equal((await node.stats!.runOnce()).computed, true);
+    const round = sent.at(-1);
+    assert.ok(round, 'the round\'s statement was seen');
+    await stale();
+    const plan = await explainAnalyzed(admin, round);
+    const scans = [...nodesOf(plan)].filter((step) => step['Relation Name']?.startsWith('tasks'));
+    assert.ok(scans.length > 0, JSON.stringify(plan));
+    const read = scans.reduce((sum, step) => sum + (step['Actual Rows'] + (step['Rows Removed by Filter'] ?? 0)) * step['Actual Loops'], 0);
+    // The live tasks of this file's tests, each counted by the three aggregates: tens, not thousands.
+    assert.ok(read <= 200, `the round read ${read} rows of tasks: ${JSON.stringify(scans.map((step) => [step['Node Type'], step['Relation Name'], step['Actual Rows'], step['Rows Removed by Filter']]))}`);
+  } finally {
+    await node.stop();
+    await watched.close();
+    await pool.end();
+  }
+});
+
+test('the finished tasks are counted once per finishedIntervalMs and carried forward by the rounds between; false counts live tasks only', async () => {
+  const hourly = new PostgresTaskNode(store, { ...quiet, nodeId: 'stats-d', stats: { intervalMs: 60_000, finishedIntervalMs: 3_600_000 } });
+  const never = new PostgresTaskNode(store, { ...quiet, nodeId: 'stats-e', stats: { intervalMs: 60_000, finishedIntervalMs: false } });
+  try {
+    const o = owner();
+    const completedOf = (round: { stats: Parameters<typeof countsByStatus>[0] }) => countsByStatus(round.stats).completed;
+    await admin.query('UPDATE mcp_tasks.cluster_stats SET finished_counted_at = NULL');
+    await stale();
+    const first = await hourly.stats!.runOnce();
+    const finishedBefore = completedOf(first);
+    const workingBefore = countsByStatus(first.stats).working;
+
+    const finished = task(o, 'stats-d');
+    await store.create(finished, { maxLive: Infinity });
+    await store.finish({ taskId: finished.taskId, owner: o }, { status: 'completed', result: { content: [] } });
+    await store.create(task(o, 'stats-d'), { maxLive: Infinity });
+    await stale();
+    const second = await hourly.stats!.runOnce();
+    assert.equal(countsByStatus(second.stats).working, workingBefore + 1, 'live tasks are counted every round');
+    assert.equal(completedOf(second), finishedBefore, 'the finished counts are carried forward within the interval');
+
+    await admin.query(`UPDATE mcp_tasks.cluster_stats SET finished_counted_at = now() - interval '2 hours'`);
+    await stale();
+    const third = await hourly.stats!.runOnce();
+    assert.equal(completedOf(third), finishedBefore + 1, 'once the interval has passed they are counted again');
+    assert.equal(countsByStatus(third.stats).working, workingBefore + 1);
+
+    await stale();
+    const live = await never.stats!.runOnce();
+    assert.equal(live.computed, true);
+    assert.equal(completedOf(live), 0, 'finishedIntervalMs false: no finished counts');
+    assert.equal(countsByStatus(live.stats).working, workingBefore + 1);
+  } finally {
+    await hourly.stop();
+    await never.stop();
+  }
 });

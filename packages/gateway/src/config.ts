@@ -52,6 +52,11 @@ export interface DemoConfig {
   /** How often the maintenance leader counts the cluster's tasks (`MCP_TASKS_CLUSTER_STATS_MS`); default 15 000. */
   readonly clusterStatsMs?: number | undefined;
   /**
+   * How often the leader counts the finished tasks kept until their TTL, a scan of the history
+   * (`MCP_TASKS_CLUSTER_FINISHED_STATS_MS`, `off` for never); default 300 000.
+   */
+  readonly clusterFinishedStatsMs?: number | false | undefined;
+  /**
    * An upstream MCP server whose tools are also served, as `upstream_<name>` (`MCP_TASKS_UPSTREAM_URL`,
    * `MCP_TASKS_UPSTREAM_TOKEN`, `MCP_TASKS_UPSTREAM_REVISION`: `2026-07-28`, the default, or `2025-11-25`;
    * `MCP_TASKS_UPSTREAM_MAX_TASKS` and `MCP_TASKS_UPSTREAM_RESERVED`: what the node may hold of it, shared between callers;
@@ -98,6 +103,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): DemoConfig {
     refusalHold: refusalHoldFromEnv(env['MCP_TASKS_REFUSAL_HOLD_MS']),
     console: consoleFromEnv(env),
     clusterStatsMs: integer(env, 'MCP_TASKS_CLUSTER_STATS_MS', 100),
+    clusterFinishedStatsMs: env['MCP_TASKS_CLUSTER_FINISHED_STATS_MS'] === 'off' ? false : integer(env, 'MCP_TASKS_CLUSTER_FINISHED_STATS_MS', 1_000),
     upstream: env['MCP_TASKS_UPSTREAM_URL']
       ? { url: env['MCP_TASKS_UPSTREAM_URL'], token: env['MCP_TASKS_UPSTREAM_TOKEN'] || undefined, revision: upstreamRevision(env['MCP_TASKS_UPSTREAM_REVISION']), capacity: upstreamCapacityFromEnv(env), rate: upstreamRateFromEnv(env), identity: upstreamIdentityFromEnv(env['MCP_TASKS_UPSTREAM_IDENTITY']) }
       : undefined,

@@ -127,6 +127,7 @@ export async function startGatewayNode(config: DemoConfig, options: GatewayNodeO
     directDatabaseUrl: config.directDatabaseUrl,
     poolSize: config.poolSize,
     clusterStatsMs: config.clusterStatsMs,
+    clusterFinishedStatsMs: config.clusterFinishedStatsMs,
     logger,
   }).catch(async (error: unknown) => {
     await stdio.stop();

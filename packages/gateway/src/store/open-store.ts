@@ -17,6 +17,8 @@ export interface OpenStoreOptions {
   readonly poolSize?: number | undefined;
   /** How often the maintenance leader counts the cluster's tasks (ms); default the library's. */
   readonly clusterStatsMs?: number | undefined;
+  /** How often the maintenance leader counts the finished tasks (ms, `false` never); default the library's. */
+  readonly clusterFinishedStatsMs?: number | false | undefined;
   /** Where the store and its maintenance services log. Default: `defaultLogger()`. */
   readonly logger?: Logger;
 }
@@ -58,7 +60,9 @@ export async function openStore(databaseUrl: string | undefined, options: OpenSt
       logger: maintenanceLoggerOf(logger),
       ...(options.nodeId === undefined ? {} : { nodeId: options.nodeId }),
       ...(options.leaseMs === undefined ? {} : { lease: { leaseMs: options.leaseMs } }),
-      ...(options.clusterStatsMs === undefined ? {} : { stats: { intervalMs: options.clusterStatsMs } }),
+      ...(options.clusterStatsMs === undefined && options.clusterFinishedStatsMs === undefined
+        ? {}
+        : { stats: { intervalMs: options.clusterStatsMs, finishedIntervalMs: options.clusterFinishedStatsMs } }),
     });
     return { store, node, readiness: postgresReadiness(store, node), operator: PostgresOperator.forStore(store), clusterStats: () => node.stats?.latest, gauges: { store, node, poolStats: () => poolStats(store) } };
   } catch (error) {

@@ -1,5 +1,6 @@
 import { computeClusterStats } from '../sql/compute-cluster-stats.js';
 import { readClusterStats } from '../sql/read-cluster-stats.js';
+import { recountFinishedTasks } from '../sql/recount-finished-tasks.js';
 import type { SqlContext } from '../sql/sql-context.js';
 import type { ClusterStats } from '../stats/cluster-stats.js';
 import { LeaderRoundService } from './leader-round-service.js';
@@ -13,6 +14,15 @@ export interface ClusterStatsConfig {
   readonly intervalMs?: number;
   /** Longest the count may hold the role (ms); its statement timeout. Default 5 000. */
   readonly batchTimeoutMs?: number;
+  /**
+   * How often the finished tasks kept until their TTL (completed, failed, cancelled) are counted
+   * (ms); rounds in between count the live ones and carry the finished counts forward. Counting
+   * them scans the whole history (7.7 s of a core over 10 million rows, docs/scale-out.md).
+   * `false`: never (the counts hold live tasks only). Default 300 000.
+   */
+  readonly finishedIntervalMs?: number | false;
+  /** Longest the count of the finished tasks may hold the role (ms). Default 60 000. */
+  readonly finishedTimeoutMs?: number;
 }
 
 /** What one round did. */
@@ -22,13 +32,14 @@ export interface ClusterStatsRound {
   readonly stats: ClusterStats | undefined;
 }
 
-const DEFAULTS = { intervalMs: 15_000, batchTimeoutMs: 5_000 } as const;
+const DEFAULTS = { intervalMs: 15_000, batchTimeoutMs: 5_000, finishedIntervalMs: 300_000, finishedTimeoutMs: 60_000 } as const;
 
 /**
  * The cluster's task counts, for the cluster-wide gauges and the console: each round, the node
  * that gets the role counts (unless another node did within three quarters of the interval, so
  * the cluster counts about once per interval however many nodes it has), then every node reads
  * the one row and keeps it in memory. Scrapes and consoles read the memory, never the table.
+ * A round counts the live tasks; the finished ones, the history, once per `finishedIntervalMs`.
  */
 export class ClusterStatsService extends LeaderRoundService<ClusterStatsRound> {
   readonly config: Required<ClusterStatsConfig>;
@@ -40,6 +51,9 @@ export class ClusterStatsService extends LeaderRoundService<ClusterStatsRound> {
 
   constructor(context: SqlContext, schema: string, nodeId: string, logger: MaintenanceLogger, config: ClusterStatsConfig = {}) {
     const resolved = withDefaults<ClusterStatsConfig>(DEFAULTS, config);
+    const positive = (value: number) => Number.isSafeInteger(value) && value > 0;
+    if (resolved.finishedIntervalMs !== false && !positive(resolved.finishedIntervalMs)) throw new RangeError('finishedIntervalMs must be a positive integer or false');
+    if (!positive(resolved.finishedTimeoutMs)) throw new RangeError('finishedTimeoutMs must be a positive integer');
     super(context, `mcp-tasks:cluster-stats:${schema}`, { ...resolved, batchSize: 1, batchPauseMs: 0 }, 'cluster stats', logger);
     this.config = resolved;
     this.#context = context;
@@ -60,7 +74,10 @@ export class ClusterStatsService extends LeaderRoundService<ClusterStatsRound> {
 
   protected async round(): Promise<ClusterStatsRound> {
     const freshMs = Math.floor(this.config.intervalMs * 0.75);
-    const led = await this.batch((context) => computeClusterStats(context, this.#nodeId, freshMs));
+    const { finishedIntervalMs, finishedTimeoutMs } = this.config;
+    const countsFinished = finishedIntervalMs !== false;
+    const led = await this.batch((context) => computeClusterStats(context, this.#nodeId, freshMs, countsFinished));
+    if (led?.result && countsFinished) await this.batch((context) => recountFinishedTasks(context, finishedIntervalMs), finishedTimeoutMs);
     const stats = await readClusterStats(this.#context);
     if (stats) this.#latest = { stats, readAt: performance.now() };
     return { computed: led?.result ?? false, stats };

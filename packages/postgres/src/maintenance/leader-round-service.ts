@@ -113,10 +113,11 @@ export abstract class LeaderRoundService<Result> {
   /**
    * Runs one batch as the leader, in a transaction of its own that holds the role's lock until
    * it commits, and says how long it took; `undefined` when another node holds the role.
+   * `timeoutMs` bounds this batch instead of `batchTimeoutMs` (a rare scan that needs longer).
    */
-  protected async batch<T>(work: (context: SqlContext) => Promise<T>): Promise<{ result: T; tookMs: number } | undefined> {
+  protected async batch<T>(work: (context: SqlContext) => Promise<T>, timeoutMs = this.#timing.batchTimeoutMs): Promise<{ result: T; tookMs: number } | undefined> {
     const started = performance.now();
-    const timeout = `${this.#timing.batchTimeoutMs}ms`;
+    const timeout = `${timeoutMs}ms`;
     const outcome = await this.#context.db.transaction().execute(async (trx) => {
       // One round trip: the settings, then the lock (a try-lock never waits, so lock_timeout has nothing to bound there).
       const locked = await sql<{ locked: boolean }>`

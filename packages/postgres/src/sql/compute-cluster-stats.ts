@@ -3,18 +3,27 @@ import { isLive } from '../schema/task-predicates.js';
 import type { SqlContext } from './sql-context.js';
 
 /**
- * The leader's round of the cluster's counts: unexpired tasks by node and status, and the oldest
- * live one (and each tool's), written to the single `cluster_stats` row, unless another node wrote it less than
- * `freshMs` ago (then nothing is counted: the freshness check gates the whole SELECT, so a round
- * that comes right after another node's costs one index probe). Whether it computed.
+ * The leader's round of the cluster's counts: live (working, input_required) unexpired tasks by
+ * node and status, and the oldest live one (and each tool's), written to the single
+ * `cluster_stats` row with the finished counts the row already holds (`carryFinished`; counted
+ * again by `recount-finished-tasks.ts`, a scan of the history), unless another node wrote it less
+ * than `freshMs` ago (then nothing is counted: the freshness check gates the whole SELECT, so a
+ * round that comes right after another node's costs one index probe). Every count here goes
+ * through the live partial indexes, so a round costs the live work, never the history kept until
+ * its TTL. Whether it computed.
  */
-export async function computeClusterStats(context: SqlContext, nodeId: string, freshMs: number): Promise<boolean> {
+export async function computeClusterStats(context: SqlContext, nodeId: string, freshMs: number, carryFinished: boolean): Promise<boolean> {
   const unexpired = sql`(expires_at IS NULL OR expires_at > now())`;
   const { rows } = await sql<{ computed: boolean }>`
     INSERT INTO ${context.clusterStats} AS s (id, computed_at, computed_by, counts, oldest_live_created_at, oldest_live_by_tool)
     SELECT true, now(), ${nodeId},
-           coalesce((SELECT jsonb_agg(jsonb_build_object('nodeId', c.node_id, 'status', c.status, 'count', c.n) ORDER BY c.node_id, c.status)
-                       FROM (SELECT node_id, status, count(*) AS n FROM ${context.tasks} WHERE ${unexpired} GROUP BY node_id, status) c),
+           coalesce((SELECT jsonb_agg(c.count ORDER BY c.count ->> 'nodeId', c.count ->> 'status')
+                       FROM (SELECT jsonb_build_object('nodeId', node_id, 'status', status, 'count', count(*)) AS count
+                               FROM ${context.tasks} WHERE ${isLive} AND ${unexpired} GROUP BY node_id, status
+                             UNION ALL
+                             SELECT kept.count
+                               FROM ${context.clusterStats} AS previous, jsonb_array_elements(previous.counts) AS kept(count)
+                              WHERE ${carryFinished} AND kept.count ->> 'status' NOT IN ('working', 'input_required')) AS c),
                     '[]'::jsonb),
            (SELECT min(created_at) FROM ${context.tasks} WHERE ${isLive} AND ${unexpired}),
            jsonb_build_object('computedAt', now(), 'tools',
