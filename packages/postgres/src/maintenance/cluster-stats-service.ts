@@ -74,13 +74,20 @@ export class ClusterStatsService extends LeaderRoundService<ClusterStatsRound> {
 
   protected async round(): Promise<ClusterStatsRound> {
     const freshMs = Math.floor(this.config.intervalMs * 0.75);
-    const { finishedIntervalMs, finishedTimeoutMs } = this.config;
-    const countsFinished = finishedIntervalMs !== false;
-    const led = await this.batch((context) => computeClusterStats(context, this.#nodeId, freshMs, countsFinished));
-    if (led?.result && countsFinished) await this.batch((context) => recountFinishedTasks(context, finishedIntervalMs), finishedTimeoutMs);
+    const led = await this.batch((context) => computeClusterStats(context, this.#nodeId, freshMs, this.config.finishedIntervalMs));
+    if (led?.result.recountFinished) await this.#recountFinished();
     const stats = await readClusterStats(this.#context);
     if (stats) this.#latest = { stats, readAt: performance.now() };
-    return { computed: led?.result ?? false, stats };
+    return { computed: led?.result.computed ?? false, stats };
+  }
+
+  /** The finished tasks counted again; a failure keeps the counts carried and waits for the next turn. */
+  async #recountFinished(): Promise<void> {
+    try {
+      await this.batch((context) => recountFinishedTasks(context), this.config.finishedTimeoutMs);
+    } catch (error) {
+      this.logger.warn(`counting the finished tasks failed (finishedTimeoutMs ${this.config.finishedTimeoutMs}); their counts stay as they were until the next count is due`, error);
+    }
   }
 
   protected skipped(): ClusterStatsRound {

@@ -4,12 +4,11 @@ import type { SqlContext } from './sql-context.js';
 
 /**
  * The finished (completed, failed, cancelled) unexpired tasks by node and status, counted again
- * into the `cluster_stats` row beside its live counts, when they were last counted `dueMs` ago or
- * more (or never). A scan of every task kept until its TTL: the leader runs it once in that
- * interval, not every round. Whether it counted.
+ * into the `cluster_stats` row beside its live counts. A scan of every task kept until its TTL:
+ * run only when a round took the turn for it (`compute-cluster-stats.ts`).
  */
-export async function recountFinishedTasks(context: SqlContext, dueMs: number): Promise<boolean> {
-  const { rows } = await sql<{ counted: boolean }>`
+export async function recountFinishedTasks(context: SqlContext): Promise<void> {
+  await sql`
     UPDATE ${context.clusterStats} AS s
        SET counts = coalesce((SELECT jsonb_agg(c.count ORDER BY c.count ->> 'nodeId', c.count ->> 'status')
                                 FROM (SELECT live.count FROM jsonb_array_elements(s.counts) AS live(count)
@@ -19,10 +18,6 @@ export async function recountFinishedTasks(context: SqlContext, dueMs: number): 
                                         FROM ${context.tasks}
                                        WHERE NOT ${isLive} AND (expires_at IS NULL OR expires_at > now())
                                        GROUP BY node_id, status) AS c),
-                             '[]'::jsonb),
-           finished_counted_at = now()
-     WHERE s.finished_counted_at IS NULL OR s.finished_counted_at <= now() - make_interval(secs => ${dueMs / 1000})
-    RETURNING true AS counted
+                             '[]'::jsonb)
   `.execute(context.db);
-  return rows.length > 0;
 }
