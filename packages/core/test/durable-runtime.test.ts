@@ -14,6 +14,24 @@ function gate(): { open: () => void; wait: Promise<void> } {
   return { open, wait };
 }
 
+/** `store`'s claims held until `answer()`: how many were asked meanwhile. */
+function heldClaims(store: MemoryTaskStore): { readonly asked: number; answer: () => void } {
+  const answered = gate();
+  let asked = 0;
+  const claim = store.claim.bind(store);
+  store.claim = async (...args: Parameters<MemoryTaskStore['claim']>) => {
+    asked += 1;
+    await answered.wait;
+    return claim(...args);
+  };
+  return {
+    get asked() {
+      return asked;
+    },
+    answer: answered.open,
+  };
+}
+
 async function settled(store: MemoryTaskStore, record: TaskRecord, timeoutMs = 5_000): Promise<TaskRecord> {
   const started = Date.now();
   for (;;) {
@@ -59,16 +77,9 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
 
   test('a task started while a claim is in flight waits for the slot the claim takes: the node never runs more than maxConcurrentRuns', async (t) => {
     const store = new MemoryTaskStore();
-    const claimAnswered = gate();
-    let claimsAsked = 0;
-    const claim = store.claim.bind(store);
     // The claim's query is slow (a loaded database): a request that starts a task meanwhile must
     // not take the slot the claim is about to fill.
-    store.claim = async (...args: Parameters<MemoryTaskStore['claim']>) => {
-      claimsAsked += 1;
-      await claimAnswered.wait;
-      return claim(...args);
-    };
+    const claims = heldClaims(store);
     const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });
     t.after(() => rt.close().then(() => store.close()));
     const finish = gate();
@@ -87,10 +98,10 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
       { maxLive: Infinity },
     );
     rt.registerTool('job', { execute: execute as never, resumable: false });
-    assert.equal(claimsAsked, 1, 'the claim is in flight');
+    assert.equal(claims.asked, 1, 'the claim is in flight');
     // The start waits for the claim's answer: the claim takes the slot, so the start queues.
     const starting = rt.start({ owner: owner(), tool: 'job', args: {}, execute });
-    claimAnswered.open();
+    claims.answer();
     const local = await starting;
     assert.equal(local.nodeId, null, 'queued: the claim took the one slot');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -103,22 +114,15 @@ describe('durable work in the runtime', { timeout: 30_000 }, () => {
 
   test('a task started while a claim that finds nothing is in flight runs at once: the slot was only the claim\'s for its query', async (t) => {
     const store = new MemoryTaskStore();
-    const claimAnswered = gate();
-    let claimsAsked = 0;
-    const claim = store.claim.bind(store);
-    store.claim = async (...args: Parameters<MemoryTaskStore['claim']>) => {
-      claimsAsked += 1;
-      await claimAnswered.wait;
-      return claim(...args);
-    };
+    const claims = heldClaims(store);
     const rt = new TaskRuntime({ store, nodeId: 'n1', maxConcurrentRuns: 1, pollIntervalMs: 5_000 });
     t.after(() => rt.close().then(() => store.close()));
     const execute = async () => text('done');
     // Nothing is queued anywhere: the claim the registration starts finds nothing.
     rt.registerTool('job', { execute: execute as never, resumable: false });
-    assert.equal(claimsAsked, 1, 'the claim is in flight');
+    assert.equal(claims.asked, 1, 'the claim is in flight');
     const starting = rt.start({ owner: owner(), tool: 'job', args: {}, execute });
-    claimAnswered.open();
+    claims.answer();
     const local = await starting;
     assert.equal(local.nodeId, 'n1', 'run here at once, not queued behind the claim');
     assert.equal(local.attempt, 1);
