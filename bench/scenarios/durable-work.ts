@@ -16,6 +16,7 @@ import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { percentile } from '../stats.js';
 import { closedLoop, waitUntil } from '../support/concurrency.js';
+import { countStatements } from '../support/statement-count.js';
 import { atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 
 const SCHEMA = 'bench_durable';
@@ -90,12 +91,7 @@ async function claimLatency(context: BenchContext, samples: number): Promise<num
  */
 async function stepCost(context: BenchContext, tasks: number, steps: number): Promise<{ msPerStep: number; commitsPerStep: number }> {
   const pool = new pg.Pool({ connectionString: context.databaseUrl, max: Math.max(2, tasks) });
-  let statements = 0;
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (...args: unknown[]) => {
-    statements += 1;
-    return query(...args);
-  };
+  const statements = countStatements(pool);
   const store = await PostgresTaskStore.connect({ pool, schema: SCHEMA, migrate: false, logger: quiet });
   const runtime = new TaskRuntime({ store, nodeId: 'steps', pollIntervalMs: 60_000, maxPerPrincipal: Infinity, onError: () => {} });
   try {
@@ -116,9 +112,9 @@ async function stepCost(context: BenchContext, tasks: number, steps: number): Pr
         },
       });
     }
-    const before = statements;
+    const before = statements.sent;
     await Promise.all(done);
-    return { msPerStep: (performance.now() - started) / steps, commitsPerStep: (statements - before) / (tasks * steps) };
+    return { msPerStep: (performance.now() - started) / steps, commitsPerStep: (statements.sent - before) / (tasks * steps) };
   } finally {
     await runtime.close();
     await store.close();

@@ -4,6 +4,7 @@ import { newTaskId, type TaskOwner } from '@mcp-tasks/core';
 import { PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { closedLoop } from '../support/concurrency.js';
+import { countStatements } from '../support/statement-count.js';
 import { RESULT, tasksPerSecond, type LoadShape, type ThroughputSubject } from './load-shape.js';
 
 /**
@@ -16,12 +17,7 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
   pool.on('error', () => undefined);
   // Every statement of this load is a write the store sends alone through the pool (autocommit):
   // counting them counts the commits, which group commit makes fewer than two per task.
-  let statements = 0;
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { query: unknown }).query = (...args: unknown[]) => {
-    statements += 1;
-    return query(...args);
-  };
+  const statements = countStatements(pool);
   const store = await PostgresTaskStore.connect({ pool, ...(history ? {} : { schema: 'bench_no_history' }) });
   const commitsPerTask: number[] = [];
   const admin = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -34,7 +30,7 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
     commitsPerTask,
     async run(round, shape) {
       await admin.query(`TRUNCATE ${store.schema}.tasks CASCADE`);
-      const before = statements;
+      const before = statements.sent;
       const elapsed = await closedLoop(shape.clients, shape.perClient, async (client) => {
         const owner = owners[client]!;
         const task = await store.create(
@@ -44,7 +40,7 @@ export async function openStoreLoad(databaseUrl: string, shape: LoadShape, maxLi
         const done = await store.finish({ taskId: task.taskId, owner }, { status: 'completed', result: RESULT });
         if (!done) throw new Error('finish lost its compare-and-set');
       });
-      if (round >= 0) commitsPerTask.push((statements - before) / (shape.clients * shape.perClient));
+      if (round >= 0) commitsPerTask.push((statements.sent - before) / (shape.clients * shape.perClient));
       return tasksPerSecond(shape, elapsed);
     },
     async close() {
