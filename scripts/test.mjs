@@ -139,7 +139,18 @@ const concurrencyArgs = optionArgs.some((arg) => arg.startsWith('--test-concurre
   ? []
   : [`--test-concurrency=${positiveInteger('MCP_TASKS_TEST_CONCURRENCY', 2)}`];
 
-const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...timeoutArgs, ...concurrencyArgs, ...optionArgs, ...files], {
+// The run's own reporter (spec on a terminal, TAP otherwise, as Node chooses) and, on stderr, the
+// failures again at the end (scripts/failures-reporter.mjs), where CI's tail of the output shows them.
+const reporterArgs = optionArgs.some((arg) => arg.startsWith('--test-reporter'))
+  ? []
+  : [
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${path.join(root, 'scripts/failures-reporter.mjs')}`,
+      '--test-reporter-destination=stderr',
+    ];
+
+const child = spawn(process.execPath, ['--conditions=@mcp-tasks/source', '--import', 'tsx', '--test', ...timeoutArgs, ...concurrencyArgs, ...reporterArgs, ...optionArgs, ...files], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, DATABASE_URL: server.url },
