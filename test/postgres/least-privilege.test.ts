@@ -95,6 +95,8 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
         tool: 'ask',
         args: {},
         execute: async (_args: object, ctx: TaskContext) => {
+          // A journaled step: its seq is drawn through migration 0035's SECURITY DEFINER function, no grant on the sequence.
+          assert.equal(await ctx.step('count', () => 1), 1);
           const answer = await ctx.elicit('ok', { message: 'OK?', requestedSchema: { type: 'object', properties: {} } });
           await ctx.progress(1, 1);
           return { content: [{ type: 'text', text: answer.action }] };
@@ -112,6 +114,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.deepEqual((await store.get(ref))?.result?.['content'], [{ type: 'text', text: 'accept' }]);
+      assert.deepEqual(await store.steps(ref), [{ name: 'count', starts: 1, done: true }]);
       // The maintenance services run under the node role too.
       await within(node.lease!.renewOnce(), 5_000, 'a lease renewal');
       assert.equal((await within(node.reaper!.runOnce(), 5_000, 'a reaper round')).ran, true);

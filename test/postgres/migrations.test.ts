@@ -4,7 +4,7 @@ import path from 'node:path';
 import { readFile, readdir } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { InvalidTaskValueError, newTaskId } from '@mcp-tasks/core';
+import { InvalidTaskValueError, newTaskId, ownerKey } from '@mcp-tasks/core';
 import { PostgresTaskStore, loadMigrations, migrate } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -143,5 +143,70 @@ test('the cut-over to the partitioned table keeps the rows in place, and waits b
   await pool.query(`UPDATE ${schema}.tasks SET status_message = 'kept' WHERE id = $1`, [forever]);
   await pool.query(`DELETE FROM ${schema}.tasks WHERE id = $1`, [hourly]);
   const { rows: gone } = await pool.query(`SELECT 1 FROM ${schema}.task_steps WHERE task_id = $1 UNION ALL SELECT 1 FROM ${schema}.task_events WHERE task_id = $1`, [hourly]);
+  assert.deepEqual(gone, []);
+});
+
+test('the cut-over of the steps and events (migration 0035) moves an hourly task\'s to its hour, keeps the rest, and their order goes on', { timeout: 30_000 }, async () => {
+  const schema = 'journal_cutover';
+  const files = await loadMigrations();
+  await migrate(pool, schema, files.filter((file) => file.version < 35));
+  // The hour ahead made as the leader makes it, and the horizon ready for creates.
+  for (const hours of [0, 1, 2]) await pool.query(`SELECT ${schema}.make_task_partition(now() + $1 * interval '1 hour')`, [hours]);
+  await pool.query(`UPDATE ${schema}.task_partition_horizon SET ready_at = '-infinity', previous_until = partitioned_until`);
+  const owner = { subject: 's', server: 'srv', clientId: 'c', resource: '' };
+  const create = (id: string, ttlMs: number | null) =>
+    pool.query(`SELECT id FROM ${schema}.create_durable_task($1, 's', 'srv', 'c', '', $3, 'export', '{}', NULL, $2, 1000, 'n1', 10, NULL, NULL, true, 3, NULL, false, NULL, NULL)`, [id, ttlMs, ownerKey(owner)]);
+  const [hourly, forever] = [newTaskId(), newTaskId()];
+  await create(hourly, 3_600_000);
+  await create(forever, null);
+  for (const id of [hourly, forever]) {
+    await pool.query(`INSERT INTO ${schema}.task_steps (task_id, name, done, result) VALUES ($1, 'fetch', true, '{"rows": 3}'), ($1, 'write', false, NULL)`, [id]);
+    await pool.query(`UPDATE ${schema}.tasks SET status = 'input_required', input_keys = '{q1}', inputs = '{"q1": {"request": {}}}' WHERE id = $1`, [id]);
+  }
+  const before = await pool.query<{ id: string; seq: string; name: string }>(`SELECT task_id AS id, seq, name FROM ${schema}.task_steps ORDER BY seq`);
+  const eventsBefore = await pool.query<{ id: string; seq: string; kind: string }>(`SELECT task_id AS id, seq, kind FROM ${schema}.task_events ORDER BY seq`);
+
+  assert.deepEqual((await migrate(pool, schema)).applied, files.filter((file) => file.version >= 35).map((file) => file.name));
+
+  const { rows: hourOf } = await pool.query<{ suffix: string }>(`SELECT substr(tableoid::regclass::text, length($2) + 7) AS suffix FROM ${schema}.tasks WHERE id = $1`, [hourly, schema]);
+  const hour = hourOf[0]!.suffix;
+  assert.match(hour, /^_p\d{10}$/);
+  const placed = async (table: string) =>
+    (await pool.query<{ id: string; seq: string; partition: string }>(`SELECT task_id AS id, seq, tableoid::regclass::text AS partition FROM ${schema}.${table} ORDER BY seq`)).rows;
+  const steps = await placed('task_steps');
+  assert.deepEqual(steps.map(({ id, seq }) => `${id} ${seq}`), before.rows.map(({ id, seq }) => `${id} ${seq}`), 'every step, its seq kept');
+  for (const row of steps) assert.equal(row.partition, `${schema}.task_steps${row.id === hourly ? hour : '_unbounded'}`);
+  const events = await placed('task_events');
+  assert.deepEqual(events.map(({ id, seq }) => `${id} ${seq}`), eventsBefore.rows.map(({ id, seq }) => `${id} ${seq}`), 'every event, its seq kept');
+  for (const row of events) assert.equal(row.partition, `${schema}.task_events${row.id === hourly ? hour : '_unbounded'}`);
+
+  // This release's store on the migrated schema: the journal of before is found, new steps and
+  // events are numbered after the old ones.
+  const store = await PostgresTaskStore.connect({ connectionString: database.url, schema, poolSize: 2 });
+  try {
+    const claim = { nodeId: 'n1', attempt: 1 };
+    for (const taskId of [hourly, forever]) {
+      const ref = { taskId, owner };
+      assert.deepEqual(await store.beginStep(ref, claim, 'fetch'), { state: 'done', result: { rows: 3 } }, taskId);
+      assert.deepEqual(await store.beginStep(ref, claim, 'write'), { state: 'run', starts: 2 }, taskId);
+      assert.deepEqual(await store.beginStep(ref, claim, 'send'), { state: 'run', starts: 1 }, taskId);
+      assert.deepEqual((await store.steps(ref)).map((step) => step.name), ['fetch', 'write', 'send']);
+    }
+    await pool.query(`UPDATE ${schema}.tasks SET status = 'cancelled' WHERE id = ANY($1)`, [[hourly, forever]]);
+    const maxBefore = Math.max(...eventsBefore.rows.map((row) => Number(row.seq)));
+    const { rows: later } = await pool.query<{ id: string; seq: string; partition: string }>(
+      `SELECT task_id AS id, seq, tableoid::regclass::text AS partition FROM ${schema}.task_events WHERE kind = 'cancelled' ORDER BY seq`,
+    );
+    assert.equal(later.length, 2);
+    for (const row of later) {
+      assert.ok(Number(row.seq) > maxBefore, `event seq ${row.seq} after ${maxBefore}`);
+      assert.equal(row.partition, `${schema}.task_events${row.id === hourly ? hour : '_unbounded'}`);
+    }
+  } finally {
+    await store.close();
+  }
+  // The row-wise delete still takes what hangs off a task with it.
+  await pool.query(`DELETE FROM ${schema}.tasks WHERE id = ANY($1)`, [[hourly, forever]]);
+  const { rows: gone } = await pool.query(`SELECT 1 FROM ${schema}.task_steps UNION ALL SELECT 1 FROM ${schema}.task_events`);
   assert.deepEqual(gone, []);
 });

@@ -1,7 +1,8 @@
-// The partitioned task table (migrations 0030-0033): a task that lives an hour or more goes to the
-// partition of its expiry's hour, which the sweeper drops whole once the hour has ended, with the
-// steps and events of its tasks; everything else (no TTL, a short one) stays in the 'infinity'
-// partition and leaves row by row, as before.
+// The partitioned task table (migrations 0030-0033) and its steps and events (0035): a task that
+// lives an hour or more goes to the partition of its expiry's hour, its steps and events to the
+// same hour's partitions of theirs, and the sweeper drops the three whole once the hour has ended;
+// everything else (no TTL, a short one) stays in the 'infinity' partitions and leaves row by row,
+// as before.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -41,12 +42,7 @@ async function partitionOf(taskId: string): Promise<string | undefined> {
   return rows[0]?.partition;
 }
 
-async function partitions(): Promise<string[]> {
-  const { rows } = await admin.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'mcp_tasks.tasks'::regclass ORDER BY 1`,
-  );
-  return rows.map((row) => row.name);
-}
+const partitions = (): Promise<string[]> => partitionsOf('tasks');
 
 /** `tasks_pYYYYMMDDHH` of the UTC hour `date` falls in. */
 const partitionName = (date: Date): string => `tasks_p${date.toISOString().slice(0, 13).replace(/[-T]/g, '')}`;
@@ -60,8 +56,26 @@ async function insertTask(o: TaskOwner, expiresAt: Date): Promise<string> {
      VALUES ($1, $2, $3, $4, $5, $6, 'export', $7::timestamptz - interval '1 hour', $7::timestamptz - interval '1 hour', 3600000, $7, 1000, 'n1', $7)`,
     [id, o.subject, o.server, o.clientId, o.resource, ownerKey(o), expiresAt],
   );
-  await admin.query(`INSERT INTO mcp_tasks.task_steps (task_id, name, done) VALUES ($1, 'file-1', true)`, [id]);
+  await admin.query(`INSERT INTO mcp_tasks.task_steps (task_id, name, done, expiry_key) VALUES ($1, 'file-1', true, $2)`, [id, expiresAt]);
   return id;
+}
+
+/** The partition of each table that holds what hangs off `taskId`. */
+async function childPartitions(taskId: string): Promise<string[]> {
+  const { rows } = await admin.query<{ partition: string }>(
+    `SELECT DISTINCT tableoid::regclass::text AS partition FROM mcp_tasks.task_steps WHERE task_id = $1
+     UNION SELECT DISTINCT tableoid::regclass::text FROM mcp_tasks.task_events WHERE task_id = $1 ORDER BY 1`,
+    [taskId],
+  );
+  return rows.map((row) => row.partition);
+}
+
+async function partitionsOf(parent: string): Promise<string[]> {
+  const { rows } = await admin.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`,
+    [`mcp_tasks.${parent}`],
+  );
+  return rows.map((row) => row.name);
 }
 
 async function childCount(taskId: string): Promise<{ steps: number; events: number }> {
@@ -83,6 +97,10 @@ test('the leader makes the hours ahead; a task of an hour or more goes to its ex
     assert.ok(made.includes(partitionName(new Date(now + hour * 3_600_000))), `hour +${hour}: ${made.join(', ')}`);
   }
   assert.ok(made.includes('tasks_unbounded'));
+  // Each hour's steps and events partitions beside its tasks'.
+  for (const parent of ['task_steps', 'task_events']) {
+    assert.deepEqual(await partitionsOf(parent), made.map((name) => name.replace(/^tasks/, parent)), parent);
+  }
   // A second round makes nothing new.
   assert.equal((await node.partitioner!.runOnce()).made, 0);
   await horizonReady(admin);
@@ -98,10 +116,21 @@ test('the leader makes the hours ahead; a task of an hour or more goes to its ex
   // Reads, writes and the history reach it through the parent; its key never changes.
   const ref = { taskId: hourly.taskId, owner: o };
   assert.equal((await store.get(ref))?.status, 'working');
+  // Its journal goes to the same hour, and a finished step is found there again.
+  const claim = { nodeId: 'n1', attempt: hourly.attempt };
+  assert.deepEqual(await store.beginStep(ref, claim, 'fetch'), { state: 'run', starts: 1 });
+  assert.equal(await store.finishStep(ref, claim, 'fetch', { rows: 3 }), true);
+  assert.deepEqual(await store.beginStep(ref, claim, 'fetch'), { state: 'done', result: { rows: 3 } });
+  assert.deepEqual(await store.beginStep(ref, claim, 'write'), { state: 'run', starts: 1 });
+  assert.deepEqual((await store.steps(ref)).map((step) => step.name), ['fetch', 'write']);
   await store.finish(ref, { status: 'completed', result: { content: [] } }, { nodeId: 'n1', attempt: hourly.attempt });
   assert.equal((await store.get(ref))?.status, 'completed');
   assert.equal(await partitionOf(hourly.taskId), `mcp_tasks.${partitionName(hourly.expiresAt!)}`);
-  assert.equal((await childCount(hourly.taskId)).events, 2, 'created and completed');
+  assert.deepEqual(await childCount(hourly.taskId), { steps: 2, events: 2 }, 'two steps; created and completed');
+  const hour = partitionName(hourly.expiresAt!).slice('tasks'.length);
+  assert.deepEqual(await childPartitions(hourly.taskId), [`mcp_tasks.task_events${hour}`, `mcp_tasks.task_steps${hour}`]);
+  const history = await admin.query<{ kind: string }>('SELECT kind FROM mcp_tasks.task_events WHERE task_id = $1 ORDER BY seq', [hourly.taskId]);
+  assert.deepEqual(history.rows.map((row) => row.kind), ['created', 'completed']);
 
   // The key is (id, expiry_key): a create retried with the same id, a moment later (another expiry), is still refused.
   await assert.rejects(store.create({ ...task(o, 3_600_000), taskId: hourly.taskId }, { maxLive: 100 }), InvalidTaskValueError);
@@ -126,15 +155,23 @@ test('the sweeper drops the partition of an hour that has ended, with its tasks\
   assert.equal(await partitionOf(stays), `mcp_tasks.${partitionName(hour)}`);
   assert.deepEqual(await childCount(ended), { steps: 1, events: 1 });
 
+  const endedHour = endedPartition.slice('tasks'.length);
+  assert.deepEqual(await childPartitions(ended), [`mcp_tasks.task_events${endedHour}`, `mcp_tasks.task_steps${endedHour}`]);
+
   const sweeper = node.sweeper!;
   sweeper.testSignals.partitionDropped.clear();
   const before = await partitions();
+  const childrenBefore = { steps: await partitionsOf('task_steps'), events: await partitionsOf('task_events') };
   const sweep = await within(sweeper.runOnce(), 10_000, 'a sweep');
   assert.equal(sweep.ran, true);
   const dropped = await sweeper.testSignals.partitionDropped.waitOnce(1_000);
   assert.equal(dropped.name, endedPartition);
   t.diagnostic(`detach and drop of one partition: ${dropped.tookMs.toFixed(1)} ms`);
   assert.deepEqual(await partitions(), before.filter((name) => name !== endedPartition));
+  // The hour's steps and events left with it, as partitions dropped whole.
+  assert.deepEqual(await partitionsOf('task_steps'), childrenBefore.steps.filter((name) => name !== `task_steps${endedHour}`));
+  assert.deepEqual(await partitionsOf('task_events'), childrenBefore.events.filter((name) => name !== `task_events${endedHour}`));
+  assert.ok(childrenBefore.steps.includes(`task_steps${endedHour}`));
   assert.equal(await partitionOf(ended), undefined);
   assert.deepEqual(await childCount(ended), { steps: 0, events: 0 });
   // The task that expires 1 ms after the hour, and the one without TTL, with what hangs off them.

@@ -176,6 +176,9 @@ describe('a node of the previous release across the cut-over to the partitioned 
     assert.equal((await createBatch(d, 3_600_000)).rows[0]?.id, d);
     assert.match((await partitionOf(c)) ?? '', /^mcp_tasks\.tasks_p\d{10}$/);
     assert.match((await partitionOf(d)) ?? '', /^mcp_tasks\.tasks_p\d{10}$/);
+    // The history of a task the previous release created goes to its hour too (the trigger writes the key, migration 0035).
+    const { rows: history } = await admin.query<{ p: string }>('SELECT DISTINCT tableoid::regclass::text AS p FROM mcp_tasks.task_events WHERE task_id = $1', [c]);
+    assert.deepEqual(history.map((row) => row.p), [(await partitionOf(c))!.replace('.tasks_p', '.task_events_p')]);
     assert.equal((await run('cancel', CANCEL, [d, key, CHANNEL])).rowCount, 1);
     assert.equal((await store.get({ taskId: d, owner: who }))?.status, 'cancelled');
     const e = await store.create({ taskId: newTaskId(), owner: who, tool: 'export', scopes: [], ttlMs: 3_600_000, pollIntervalMs: 1_000, nodeId: 'new-node' }, { maxLive: 100 });

@@ -26,10 +26,10 @@ export async function cancelTasksByOperator(db: Kysely<any>, tables: HistoryTabl
              status_message = ${OPERATOR_CANCEL_MESSAGE},
              last_updated_at = ${touchedAt}
        WHERE id = ANY(${[...cancel.taskIds]}::text[]) AND ${isLive} AND (expires_at IS NULL OR expires_at > now())
-      RETURNING id, node_id, attempt, pg_notify(${channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
+      RETURNING id, node_id, attempt, expiry_key, pg_notify(${channel}, json_build_object('op', 'cancel', 'taskId', id)::text)::text AS notified
     ), recorded AS (
-      INSERT INTO ${tables.events} (task_id, kind, status, node_id, attempt, detail)
-      SELECT id, 'operator', 'cancelled', node_id, attempt, ${detail}::jsonb FROM cancelled
+      INSERT INTO ${tables.events} (task_id, kind, status, node_id, attempt, detail, expiry_key)
+      SELECT id, 'operator', 'cancelled', node_id, attempt, ${detail}::jsonb, expiry_key FROM cancelled
     )
     SELECT id FROM cancelled
   `.execute(db);

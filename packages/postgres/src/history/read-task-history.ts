@@ -30,7 +30,7 @@ export async function readTaskHistory(db: Kysely<any>, tables: HistoryTables, ta
            CASE WHEN e.kind = 'input_requested' THEN t.inputs -> (e.detail->>'key') -> 'request' END AS request,
            cardinality(t.input_keys) AS inputs_asked, t.attempt AS attempts
       FROM ${tables.tasks} AS t
-      LEFT JOIN ${tables.events} AS e ON e.task_id = t.id
+      LEFT JOIN ${tables.events} AS e ON e.task_id = t.id AND e.expiry_key = t.expiry_key
      WHERE t.id = ${taskId}
     UNION ALL
     SELECT u.created_at, 'upstream_cancel', t.status, t.node_id, t.attempt,

@@ -33,7 +33,7 @@ export async function retryTaskByOperator(db: Kysely<any>, tables: HistoryTables
       WITH verdict AS (
         SELECT s.*,
                (SELECT e.detail->>'relatedTaskId' FROM ${tables.events} AS e
-                 WHERE e.task_id = s.id AND e.kind = 'operator' AND e.detail->>'action' = 'retry'
+                 WHERE e.task_id = s.id AND e.expiry_key = s.expiry_key AND e.kind = 'operator' AND e.detail->>'action' = 'retry'
                  ORDER BY e.seq DESC LIMIT 1) AS retried_as,
                CASE
                  WHEN s.expires_at IS NOT NULL AND s.expires_at <= now() THEN 'expired'
@@ -58,16 +58,16 @@ export async function retryTaskByOperator(db: Kysely<any>, tables: HistoryTables
                0, v.resumable, v.max_attempts, v.args, v.client_capabilities
           FROM verdict AS v, (SELECT date_trunc('milliseconds', now()) AS at) AS clock
          WHERE v.verdict = 'ok' AND v.retried_as IS NULL
-        RETURNING id, status, attempt,
+        RETURNING id, status, attempt, expiry_key,
                   pg_notify(${channel}, json_build_object('op', 'claimable', 'taskId', id)::text)::text AS notified
       ), recorded AS (
-        INSERT INTO ${tables.events} (task_id, kind, status, node_id, attempt, detail)
+        INSERT INTO ${tables.events} (task_id, kind, status, node_id, attempt, detail, expiry_key)
         SELECT v.id, 'operator', v.status, v.node_id, v.attempt,
-               jsonb_build_object('actor', ${actor}::text, 'action', 'retry', 'relatedTaskId', c.id)
+               jsonb_build_object('actor', ${actor}::text, 'action', 'retry', 'relatedTaskId', c.id), v.expiry_key
           FROM verdict AS v, created AS c
         UNION ALL
         SELECT c.id, 'operator', c.status, NULL, c.attempt,
-               jsonb_build_object('actor', ${actor}::text, 'action', 'retry_of', 'relatedTaskId', ${taskId}::text)
+               jsonb_build_object('actor', ${actor}::text, 'action', 'retry_of', 'relatedTaskId', ${taskId}::text), c.expiry_key
           FROM created AS c
       )
       SELECT verdict, retried_as FROM verdict

@@ -1,6 +1,5 @@
 import { deleteExpiredStorage } from '../sql/delete-expired-storage.js';
 import { deleteExpiredTasks } from '../sql/delete-expired-tasks.js';
-import { deleteTaskPartitionChildren } from '../sql/delete-task-partition-children.js';
 import { dropTaskPartition } from '../sql/drop-task-partition.js';
 import { listExpiredTaskPartitions } from '../sql/list-expired-task-partitions.js';
 import type { SqlContext } from '../sql/sql-context.js';
@@ -37,7 +36,7 @@ export interface TtlSweeperConfig {
   readonly partitionDropAttempts?: number;
 }
 
-/** One hourly partition dropped: its name and how long its detach and drop took (ms). */
+/** One hour dropped: its tasks partition's name and how long the detaches and drops of its three partitions took (ms). */
 export interface PartitionDrop {
   readonly name: string;
   readonly tookMs: number;
@@ -74,8 +73,8 @@ const LOCK_TIMEOUT = '55P03';
 
 /**
  * Deletes expired tasks (they already read as absent): every `intervalMs`, on one node at a time.
- * First the hourly partitions whose hour has ended (migration 0032) leave whole: their tasks' steps
- * and events in batches, then a detach and drop under a short lock timeout, retried. Then the
+ * First the hourly partitions whose hour has ended (migrations 0032, 0035) leave whole: the hour's
+ * steps, events and tasks partitions, each detached and dropped under a short lock timeout, retried. Then the
  * `'infinity'` partition's expired rows, in short batches in expiry order, each starting where the
  * one before it stopped, until a batch comes back short.
  */
@@ -162,36 +161,41 @@ export class TtlSweeper extends LeaderRoundService<SweepResult> {
     if (!listed) return false;
     for (const partition of listed.result) {
       if (this.stopRequested) break;
-      // What hangs off its tasks first, in batches (a drop takes only the partition's own rows).
-      let after: string | undefined;
-      for (;;) {
-        const led = await this.batch((context) => deleteTaskPartitionChildren(context, partition, this.config.batchSize, after));
-        if (!led) return true;
-        after = led.result.lastId ?? after;
-        if (led.result.tasks < this.config.batchSize || this.stopRequested) break;
-        await this.pauseAfter(led.tookMs);
-      }
-      if (this.stopRequested) break;
-      await this.#dropPartition(partition.name);
+      await this.#dropHour(partition.name);
     }
     return true;
   }
 
-  async #dropPartition(name: string): Promise<void> {
+  /**
+   * The hour's steps and events partitions, then its tasks' (migration 0035), each in a
+   * transaction of its own, holding one parent's lock at a time. The tasks' goes last, so an hour
+   * whose drop stopped halfway is listed again by the next sweep.
+   */
+  async #dropHour(name: string): Promise<void> {
+    const hour = name.slice('tasks'.length);
+    let tookMs = 0;
+    for (const table of [`task_steps${hour}`, `task_events${hour}`, name]) {
+      const dropped = await this.#dropPartition(table);
+      if (!dropped) return;
+      tookMs += dropped.tookMs;
+      // The tasks' partition gone already: another leader finished the hour meanwhile.
+      if (table === name && !dropped.result) return;
+    }
+    this.#partitionsDropped += 1;
+    this.testSignals.partitionDropped.signal({ name, tookMs });
+  }
+
+  /** The drop of one partition (`result` false when it was gone already), or undefined when it was not dropped this sweep. */
+  async #dropPartition(name: string): Promise<{ result: boolean; tookMs: number } | undefined> {
     const { partitionLockTimeoutMs, partitionDropAttempts } = this.config;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const led = await this.batch((context) => dropTaskPartition(context, name, partitionLockTimeoutMs));
-        if (led?.result) {
-          this.#partitionsDropped += 1;
-          this.testSignals.partitionDropped.signal({ name, tookMs: led.tookMs });
-        }
-        return;
+        return await this.batch((context) => dropTaskPartition(context, name, partitionLockTimeoutMs));
       } catch (error) {
         const timedOut = (error as { code?: unknown } | null)?.code === LOCK_TIMEOUT;
         if (!timedOut || attempt >= partitionDropAttempts || this.stopRequested) {
           this.logger.warn(`TTL sweep: partition ${name} not dropped this sweep (${timedOut ? 'its lock stayed taken' : 'an error'})`, error);
-          return;
+          return undefined;
         }
         // Readers and writers holding the table finish in a moment; wait a little longer each time.
         await new Promise((resolve) => setTimeout(resolve, partitionLockTimeoutMs * attempt));

@@ -40,7 +40,7 @@ export interface TasksTable {
   expiry_key?: Date | number;
 }
 
-/** A `task_steps` row (see migrations/0004_durable_work.sql). */
+/** A `task_steps` row (see migrations/0004_durable_work.sql, partitioned by 0035). */
 export interface TaskStepsTable {
   task_id: string;
   name: string;
@@ -48,6 +48,8 @@ export interface TaskStepsTable {
   starts: Generated<number>;
   done: Generated<boolean>;
   result: unknown;
+  /** Its task's `expiry_key`, the partition it lives in (defaults to `'infinity'`). */
+  expiry_key: Generated<Date | number>;
 }
 
 /** The tables of one mcp-tasks schema, for kysely. */

@@ -13,13 +13,13 @@ import type { SqlContext } from './sql-context.js';
 export async function beginStep(context: SqlContext, ref: TaskRef, claim: RunClaim, name: string): Promise<StepBegin> {
   const { rows } = await sql<{ starts: number; done: boolean; result: unknown }>`
     WITH held AS (
-      SELECT id FROM ${context.tasks}
+      SELECT id, expiry_key FROM ${context.tasks}
        WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
          FOR SHARE
     )
-    INSERT INTO ${context.steps} AS s (task_id, name)
-    SELECT id, ${name} FROM held
-    ON CONFLICT (task_id, name) DO UPDATE
+    INSERT INTO ${context.steps} AS s (task_id, name, expiry_key)
+    SELECT id, ${name}, expiry_key FROM held
+    ON CONFLICT (task_id, name, expiry_key) DO UPDATE
        SET starts = s.starts + CASE WHEN s.done THEN 0 ELSE 1 END
     RETURNING s.starts, s.done, s.result
   `.execute(context.db);

@@ -31,14 +31,14 @@ export async function beginSteps(context: SqlContext, writes: readonly StepWrite
           ${column(({ claim }) => claim.nodeId)}::text[], ${column(({ claim }) => claim.attempt)}::integer[]
         ) AS i(in_id, in_owner_key, in_name, in_claim_node, in_claim_attempt)
     ), held AS (
-      SELECT id, in_name
+      SELECT id, expiry_key, in_name
         FROM ${context.tasks} AS t JOIN input ON id = in_id AND owner_key = in_owner_key
        WHERE (expires_at IS NULL OR expires_at > now()) AND ${isLive} AND node_id = in_claim_node AND attempt = in_claim_attempt
          FOR SHARE OF t
     )
-    INSERT INTO ${context.steps} AS s (task_id, name)
-    SELECT id, in_name FROM held
-    ON CONFLICT (task_id, name) DO UPDATE
+    INSERT INTO ${context.steps} AS s (task_id, name, expiry_key)
+    SELECT id, in_name, expiry_key FROM held
+    ON CONFLICT (task_id, name, expiry_key) DO UPDATE
        SET starts = s.starts + CASE WHEN s.done THEN 0 ELSE 1 END
     RETURNING s.task_id, s.starts, s.done, s.result
   `,

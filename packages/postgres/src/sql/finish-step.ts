@@ -10,7 +10,7 @@ export async function finishStep(context: SqlContext, ref: TaskRef, claim: RunCl
     UPDATE ${context.steps} AS s
        SET done = true, result = ${JSON.stringify(result)}::jsonb
       FROM ${context.tasks} AS t
-     WHERE s.task_id = t.id AND s.name = ${name}
+     WHERE s.task_id = t.id AND s.expiry_key = t.expiry_key AND s.name = ${name}
        AND t.id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
     RETURNING s.name
   `.execute(context.db);

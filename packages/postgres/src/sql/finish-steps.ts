@@ -29,7 +29,7 @@ export async function finishSteps(context: SqlContext, writes: readonly StepResu
     UPDATE ${context.steps} AS s
        SET done = true, result = in_result
       FROM ${context.tasks} AS t, input
-     WHERE s.task_id = t.id AND s.name = in_name
+     WHERE s.task_id = t.id AND s.expiry_key = t.expiry_key AND s.name = in_name
        AND t.id = in_id AND t.owner_key = in_owner_key AND (t.expires_at IS NULL OR t.expires_at > now())
        AND t.status IN ('working', 'input_required') AND t.node_id = in_claim_node AND t.attempt = in_claim_attempt
     RETURNING in_n

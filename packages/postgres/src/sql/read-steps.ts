@@ -9,7 +9,7 @@ export async function readSteps(context: SqlContext, ref: TaskRef, results = fal
   const { rows } = await sql<TaskStep & { result: JsonValue | null }>`
     SELECT s.name, s.starts, s.done, s.result
       FROM ${context.steps} AS s
-      JOIN ${context.tasks} AS t ON t.id = s.task_id
+      JOIN ${context.tasks} AS t ON t.id = s.task_id AND t.expiry_key = s.expiry_key
      WHERE t.id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))}
      ORDER BY s.seq
   `.execute(context.db);
