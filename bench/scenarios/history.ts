@@ -55,13 +55,15 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     const fillStarted = performance.now();
     await fillHistory(admin, historyRows);
     const fillS = (performance.now() - fillStarted) / 1000;
-    const { rows: sized } = await admin.query<{ bytes: string; partitions: number }>(
-      `SELECT sum(pg_total_relation_size(inhrelid))::bigint AS bytes, count(*)::int AS partitions
+    const { rows: sized } = await admin.query<{ bytes: string; partitions: number; event_bytes: string }>(
+      `SELECT sum(pg_total_relation_size(inhrelid))::bigint AS bytes, count(*)::int AS partitions,
+              (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits WHERE inhparent = 'mcp_tasks.task_events'::regclass)::bigint AS event_bytes
          FROM pg_inherits WHERE inhparent = 'mcp_tasks.tasks'::regclass`,
     );
     notes.push(
       `${historyRows.toLocaleString('en')} finished tasks inserted in ${fillS.toFixed(0)} s (with their history events), then \`VACUUM ANALYZE\` and \`CHECKPOINT\`, and the same warm-up as before the empty runs; ` +
-        `the table's ${sized[0]!.partitions} partitions then held ${(Number(sized[0]!.bytes) / 2 ** 30).toFixed(2)} GiB with their indexes.`,
+        `the table's ${sized[0]!.partitions} partitions then held ${(Number(sized[0]!.bytes) / 2 ** 30).toFixed(2)} GiB with their indexes, ` +
+        `the history's ${(Number(sized[0]!.event_bytes) / 2 ** 30).toFixed(2)} GiB.`,
     );
     // As before the empty table's runs: the fill's gigabytes of dirty pages written out (a
     // cluster's history accumulates over hours, not in the minutes before a measurement), then
@@ -93,7 +95,7 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
       number: 23,
       title: 'A table with a history: reads and whole tasks beside it, and a day of partitions swept',
       method:
-        `One demo node (its own process, the quota off) on the partitioned task table (migrations 0030–0033). ${CLIENTS} keep-alive clients read ` +
+        `One demo node (its own process, the quota off) on the partitioned task table and its partitioned history (migrations 0030–0035). ${CLIENTS} keep-alive clients read ` +
         `${seeded.length} completed tasks with \`tasks/get\` for ${durationMs / 1000} s, then run whole tasks (\`tools/call slow_compute {seconds: 0}\`, ` +
         `\`tasks/get\` until completed) for ${durationMs / 1000} s, in each of ${context.runs} runs on an empty table (emptied after each run), then ` +
         `\`INSERT … SELECT generate_series\` of ${historyRows.toLocaleString('en')} finished tasks of 1 000 owners, expiring over the next two hours ` +
