@@ -95,7 +95,7 @@ describe('least-privilege roles', { timeout: 60_000 }, () => {
         tool: 'ask',
         args: {},
         execute: async (_args: object, ctx: TaskContext) => {
-          // A journaled step: its seq is drawn through migration 0035's SECURITY DEFINER function, no grant on the sequence.
+          // A journaled step: its seq is drawn from migration 0035's sequence, with no grant of the docs' on it.
           assert.equal(await ctx.step('count', () => 1), 1);
           const answer = await ctx.elicit('ok', { message: 'OK?', requestedSchema: { type: 'object', properties: {} } });
           await ctx.progress(1, 1);
