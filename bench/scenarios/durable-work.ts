@@ -15,7 +15,7 @@ import { ownerKey, TaskRuntime, type TaskContext, type TaskOwner } from '@mcp-ta
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
 import { percentile } from '../stats.js';
-import { closedLoop, waitUntil } from '../support/concurrency.js';
+import { waitUntil } from '../support/concurrency.js';
 import { countStatements } from '../support/statement-count.js';
 import { atMost, type BenchContext, type Metric, type ScenarioResult } from '../types.js';
 
@@ -143,16 +143,32 @@ async function seedBacklog(pool: pg.Pool, count: number): Promise<void> {
   await pool.query(`ANALYZE ${SCHEMA}.tasks`);
 }
 
-/** Claims per second while `claim` drains a backlog of `count` with {@link CLAIMERS} claimers. */
+/** Most claims in a row one claimer may find nothing before the drain is called stuck. */
+const MAX_MISSES = 100;
+
+/**
+ * Claims per second while `claim` drains a backlog of `count` with {@link CLAIMERS} claimers, each
+ * claiming until the backlog is gone. A claim may find nothing while the rows it would take are
+ * held by the others' claims (SKIP LOCKED), near the end of the drain above all: it tries again
+ * (a run measured 9 998 of 10 000 claimed when each claimer made exactly its share of tries).
+ */
 async function drainRate(pool: pg.Pool, count: number, claim: (claimer: number) => Promise<boolean>): Promise<number> {
   await seedBacklog(pool, count);
   let claimed = 0;
-  const perClaimer = Math.ceil(count / CLAIMERS);
-  const elapsed = await closedLoop(CLAIMERS, perClaimer, async (claimer) => {
-    if (await claim(claimer)) claimed += 1;
-  });
-  if (claimed !== count) throw new Error(`claimed ${claimed} of ${count} queued tasks`);
-  return (claimed / elapsed) * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLAIMERS }, async (_, claimer) => {
+      for (let misses = 0; claimed < count; ) {
+        if (await claim(claimer)) {
+          claimed += 1;
+          misses = 0;
+        } else if (++misses >= MAX_MISSES) {
+          throw new Error(`claimer ${claimer} found nothing ${MAX_MISSES} times in a row with ${claimed} of ${count} queued tasks claimed`);
+        }
+      }
+    }),
+  );
+  return (claimed / (performance.now() - started)) * 1000;
 }
 
 export async function runDurableWork(context: BenchContext): Promise<ScenarioResult> {
