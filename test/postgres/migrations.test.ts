@@ -150,7 +150,7 @@ test('the cut-over of the steps and events (migration 0035) moves an hourly task
   const schema = 'journal_cutover';
   const files = await loadMigrations();
   await migrate(pool, schema, files.filter((file) => file.version < 35));
-  // The hour ahead made as the leader makes it, and the horizon ready for creates.
+  // The current hour and two ahead, made as the leader makes them, and the horizon ready for creates.
   for (const hours of [0, 1, 2]) await pool.query(`SELECT ${schema}.make_task_partition(now() + $1 * interval '1 hour')`, [hours]);
   await pool.query(`UPDATE ${schema}.task_partition_horizon SET ready_at = '-infinity', previous_until = partitioned_until`);
   const owner = { subject: 's', server: 'srv', clientId: 'c', resource: '' };
