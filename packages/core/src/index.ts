@@ -34,7 +34,7 @@ export {
   type TerminalTaskStatus,
 } from './task/task-status.js';
 export { assertTaskOwner, ownerKey, type TaskOwner } from './task/task-owner.js';
-export { newTaskId, isWellFormedTaskId, TASK_ID_BYTES } from './task/task-id.js';
+export { newTaskId, expiryOfTaskId, isWellFormedTaskId, TASK_ID_BYTES, type TaskIdExpiry } from './task/task-id.js';
 export { DEFAULT_MAX_ATTEMPTS, outstandingInputs, type NewTask, type TaskInput, type TaskRecord, type TaskSnapshot } from './task/task-record.js';
 export { toDetailedTask, toTaskView, type DetailedTask, type TaskView } from './task/detailed-task.js';
 

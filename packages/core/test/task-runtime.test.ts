@@ -9,6 +9,7 @@ import {
   TaskCancelledError,
   TaskNotFoundError,
   TaskRuntime,
+  expiryOfTaskId,
   type TaskContext,
   type TaskOwner,
   type TaskStore,
@@ -51,7 +52,12 @@ describe('a task run', () => {
     const task = await until(rt, ref, ended);
     assert.equal(task.status, 'completed');
     assert.deepEqual(task.status === 'completed' && task.result, { resultType: 'complete', ...text('ok') });
-    assert.equal(record.taskId.length, 24);
+    assert.equal(record.taskId.length, 28);
+    const hour = expiryOfTaskId(record.taskId);
+    assert.ok(hour && record.ttlMs !== null, 'the id of a task with a TTL names the hour it expires in');
+    // The id is minted a moment before the store stamps createdAt, which may be in the next hour.
+    const expiresAt = record.createdAt.getTime() + record.ttlMs;
+    assert.ok(hour.hourStartsAt <= expiresAt && expiresAt < hour.hourStartsAt + 2 * 3_600_000, `hour ${hour.hourStartsAt} for expiry ${expiresAt}`);
   });
 
   test('a tool result with isError is a completed task', async () => {

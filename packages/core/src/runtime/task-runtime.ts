@@ -134,15 +134,16 @@ export class TaskRuntime {
       throw new RangeError(`tool ${request.tool} must be registered (registerTool) to be queued beyond maxConcurrentRuns`);
     }
     if (!queued) this.#slots.reserve();
+    const ttlMs = ttlOf(request.ttlMs, this.ttlMs);
     let record: TaskRecord;
     try {
       record = await this.store.create(
         {
-          taskId: newTaskId(),
+          taskId: newTaskId(ttlMs === null ? null : Date.now() + ttlMs),
           owner: request.owner,
           tool: request.tool,
           scopes: request.scopes ?? [],
-          ttlMs: ttlOf(request.ttlMs, this.ttlMs),
+          ttlMs,
           pollIntervalMs: this.pollIntervalMs,
           nodeId: queued ? null : this.nodeId,
           ...(queued ? { statusMessage: QUEUED_STATUS_MESSAGE } : {}),
