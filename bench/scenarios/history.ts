@@ -36,6 +36,7 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     await empty();
     const seeded = await seedCompletedTasks(node.url, context.quick ? 20 : 200);
     const measure = async (phase: Phase, clear: boolean) => {
+      const activity = await watchActivity(context.databaseUrl);
       for (let run = 0; run < context.runs; run += 1) {
         phase.reads.push((await saturate(node.url, seeded, durationMs, CLIENTS)).rate);
         const completed = { count: 0 };
@@ -45,6 +46,9 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
         if (clear) await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
         context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s`);
       }
+      const seen = await activity.stop();
+      notes.push(`What the database was running in the ${clear ? 'empty' : 'history'} runs (\`pg_stat_activity\` sampled every ${ACTIVITY_SAMPLE_MS} ms, ${seen.samples} samples; statements active in the most samples): ${seen.top}.`);
+      context.log(`  ${clear ? 'empty' : 'history'} activity: ${seen.top}`);
     };
     // Warm-up: JIT, connections, the plan cache.
     await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, { count: 0 }));
@@ -112,6 +116,41 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     await empty().catch(() => undefined);
     await admin.end();
   }
+}
+
+const ACTIVITY_SAMPLE_MS = 250;
+
+/**
+ * Samples the database's active statements while the runs go on: a run's figure also depends on
+ * what else the database does then (the maintenance leader's counts, autovacuum), which a ratio of
+ * two phases would otherwise hide.
+ */
+async function watchActivity(databaseUrl: string): Promise<{ stop(): Promise<{ samples: number; top: string }> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query<{ statement: string }>(
+        `SELECT coalesce(nullif(backend_type, 'client backend') || ': ', '') || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS statement
+           FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND (datname = current_database() OR backend_type = 'autovacuum worker')`,
+      );
+      samples += 1;
+      for (const { statement } of rows) counts.set(statement, (counts.get(statement) ?? 0) + 1);
+      await sleep(ACTIVITY_SAMPLE_MS);
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await sampling;
+      await client.end();
+      const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([statement, n]) => `\`${statement}\` ${n}`).join(', ');
+      return { samples, top: top || 'nothing' };
+    },
+  };
 }
 
 /**

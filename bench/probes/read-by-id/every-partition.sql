@@ -1,0 +1,1 @@
+SELECT id, status, status_message, created_at, last_updated_at, ttl_ms, poll_interval_ms, scopes, result, error, trace_context, CASE WHEN status = 'input_required' THEN inputs END AS inputs, CASE WHEN status = 'input_required' THEN input_keys END AS input_keys FROM mcp_tasks.tasks WHERE id = :id AND owner_key = :ok AND (expires_at IS NULL OR expires_at > now());
