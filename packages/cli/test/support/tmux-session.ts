@@ -44,8 +44,10 @@ export async function startTmux(command: readonly string[], env: Record<string, 
     "require('node:fs').writeFileSync(file, String(r.status ?? 128 + require('node:os').constants.signals[r.signal]));",
   ].join(' ').replace(/;$/, '');
   const vars = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  // remain-on-exit keeps the pane and its last screen once the command exited.
-  await tmux('start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';', 'new-session', '-d', '-x', '120', '-y', '30', ...vars, process.execPath, '-e', wrapper, exitFile, ...command);
+  // remain-on-exit keeps the pane and its last screen once the command exited. 200 columns: a
+  // prompt naming a task (28 characters) and its owner fits on one line, so a pattern need not
+  // span a wrapped one.
+  await tmux('start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';', 'new-session', '-d', '-x', '200', '-y', '30', ...vars, process.execPath, '-e', wrapper, exitFile, ...command);
   const screen = async () => (await tmux('capture-pane', '-p')).stdout.replace(/\s+$/, '');
   return {
     screen,
