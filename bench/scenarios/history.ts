@@ -37,16 +37,20 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     const seeded = await seedCompletedTasks(node.url, context.quick ? 20 : 200);
     const measure = async (phase: Phase, clear: boolean) => {
       const activity = await watchActivity(context.databaseUrl);
-      for (let run = 0; run < context.runs; run += 1) {
-        phase.reads.push((await saturate(node.url, seeded, durationMs, CLIENTS)).rate);
-        const completed = { count: 0 };
-        const elapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed));
-        phase.wholeTasks.push(completed.count / (elapsed / 1000));
-        // The empty table stays empty but for what the reads read.
-        if (clear) await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
-        context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s`);
+      let seen: { samples: number; top: string };
+      try {
+        for (let run = 0; run < context.runs; run += 1) {
+          phase.reads.push((await saturate(node.url, seeded, durationMs, CLIENTS)).rate);
+          const completed = { count: 0 };
+          const elapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed));
+          phase.wholeTasks.push(completed.count / (elapsed / 1000));
+          // The empty table stays empty but for what the reads read.
+          if (clear) await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
+          context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s`);
+        }
+      } finally {
+        seen = await activity.stop();
       }
-      const seen = await activity.stop();
       notes.push(`What the database was running in the ${clear ? 'empty' : 'history'} runs (\`pg_stat_activity\` sampled every ${ACTIVITY_SAMPLE_MS} ms, ${seen.samples} samples; statements active in the most samples): ${seen.top}.`);
       context.log(`  ${clear ? 'empty' : 'history'} activity: ${seen.top}`);
     };
@@ -131,6 +135,7 @@ async function watchActivity(databaseUrl: string): Promise<{ stop(): Promise<{ s
   const counts = new Map<string, number>();
   let samples = 0;
   let stopped = false;
+  // A failed sample ends the sampling (its figures are a note, never the bench's failure).
   const sampling = (async () => {
     while (!stopped) {
       const { rows } = await client.query<{ statement: string }>(
@@ -141,12 +146,12 @@ async function watchActivity(databaseUrl: string): Promise<{ stop(): Promise<{ s
       for (const { statement } of rows) counts.set(statement, (counts.get(statement) ?? 0) + 1);
       await sleep(ACTIVITY_SAMPLE_MS);
     }
-  })();
+  })().catch(() => undefined);
   return {
     async stop() {
       stopped = true;
       await sampling;
-      await client.end();
+      await client.end().catch(() => undefined);
       const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([statement, n]) => `\`${statement}\` ${n}`).join(', ');
       return { samples, top: top || 'nothing' };
     },
