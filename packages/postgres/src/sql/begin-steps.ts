@@ -1,6 +1,7 @@
 import type { JsonValue, RunClaim, StepBegin, TaskRef } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
+import { inPlace, lookManyInPlace, type TaskPlace } from '../schema/task-place.js';
 import { isLive } from '../schema/task-predicates.js';
 import type { Settled } from '../writes/write-batcher.js';
 import { preparedRows } from './prepared-rows.js';
@@ -19,6 +20,10 @@ export interface StepWrite {
  * (the batcher's key), so each result row is its task's.
  */
 export async function beginSteps(context: SqlContext, writes: readonly StepWrite[]): Promise<Settled<StepBegin>[]> {
+  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => beginStepsIn(context, some, place), (settled) => 'value' in settled && settled.value.state === 'lost');
+}
+
+async function beginStepsIn(context: SqlContext, writes: readonly StepWrite[], place: TaskPlace): Promise<Settled<StepBegin>[]> {
   const column = <T>(of: (write: StepWrite) => T): T[] => writes.map(of);
   const rows = await preparedRows(
     context,
@@ -33,7 +38,7 @@ export async function beginSteps(context: SqlContext, writes: readonly StepWrite
     ), held AS (
       SELECT id, expiry_key, in_name
         FROM ${context.tasks} AS t JOIN input ON id = in_id AND owner_key = in_owner_key
-       WHERE (expires_at IS NULL OR expires_at > now()) AND ${isLive} AND node_id = in_claim_node AND attempt = in_claim_attempt
+       WHERE ${inPlace(place)} AND (expires_at IS NULL OR expires_at > now()) AND ${isLive} AND node_id = in_claim_node AND attempt = in_claim_attempt
          FOR SHARE OF t
     )
     INSERT INTO ${context.steps} AS s (task_id, name, expiry_key)

@@ -1,6 +1,7 @@
 import type { RunClaim, TaskOutcome, TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { normaliseStatusMessage, outcomeChargeOf, ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
+import { inPlace, lookInPlace } from '../schema/task-place.js';
 import { heldBy, isLive, touchedAt, visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
@@ -21,29 +22,31 @@ export async function finishTask(context: SqlContext, ref: TaskRef, outcome: Tas
   // A failure replaces the status message; a completion keeps the last progress message.
   const statusMessage = outcome.status === 'failed' ? sql`${normaliseStatusMessage(outcome.statusMessage)}` : sql`status_message`;
   const charge = outcomeChargeOf(outcome);
-  const rows = await preparedRows(
-    context,
-    'finish_task',
-    sql<TaskRow>`
-    WITH finished AS (
-      UPDATE ${context.tasks}
-         SET status = ${outcome.status},
-             result = ${result}::jsonb,
-             error = ${error}::jsonb,
-             status_message = ${statusMessage},
-             last_updated_at = ${touchedAt}
-       WHERE id = ${ref.taskId} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
-      RETURNING *, ${notifyFollowers(context.channel)}
-    ), charged AS (
-      INSERT INTO ${context.storage} (storage_key, expires_by, shard, bytes)
-      SELECT CASE storage_pool WHEN 'shared' THEN '*' ELSE owner_key END, ${context.storageBucket}(expires_at),
-             CASE storage_pool WHEN 'shared' THEN floor(random() * 8)::smallint ELSE 0 END, ${charge}::bigint
-        FROM finished
-       WHERE storage_pool IS NOT NULL AND ${charge}::bigint > 0
-      ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = ${context.storage}.bytes + EXCLUDED.bytes
-    )
-    SELECT * FROM finished
-  `,
-  );
-  return rows[0] && toTaskRecord(rows[0]);
+  return lookInPlace(ref.taskId, async (place) => {
+    const rows = await preparedRows(
+      context,
+      'finish_task',
+      sql<TaskRow>`
+      WITH finished AS (
+        UPDATE ${context.tasks}
+           SET status = ${outcome.status},
+               result = ${result}::jsonb,
+               error = ${error}::jsonb,
+               status_message = ${statusMessage},
+               last_updated_at = ${touchedAt}
+         WHERE id = ${ref.taskId} AND ${inPlace(place)} AND ${visibleTo(ownerKey(ref.owner))} AND ${isLive} AND ${heldBy(claim)}
+        RETURNING *, ${notifyFollowers(context.channel)}
+      ), charged AS (
+        INSERT INTO ${context.storage} (storage_key, expires_by, shard, bytes)
+        SELECT CASE storage_pool WHEN 'shared' THEN '*' ELSE owner_key END, ${context.storageBucket}(expires_at),
+               CASE storage_pool WHEN 'shared' THEN floor(random() * 8)::smallint ELSE 0 END, ${charge}::bigint
+          FROM finished
+         WHERE storage_pool IS NOT NULL AND ${charge}::bigint > 0
+        ON CONFLICT (storage_key, expires_by, shard) DO UPDATE SET bytes = ${context.storage}.bytes + EXCLUDED.bytes
+      )
+      SELECT * FROM finished
+    `,
+    );
+    return rows[0] && toTaskRecord(rows[0]);
+  });
 }

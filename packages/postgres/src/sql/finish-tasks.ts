@@ -1,6 +1,7 @@
 import type { RunClaim, TaskOutcome, TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { normaliseStatusMessage, outcomeChargeOf, ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
+import { inPlace, lookManyInPlace, type TaskPlace } from '../schema/task-place.js';
 import { isLive, touchedAt } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
@@ -25,6 +26,10 @@ export interface FinishWrite {
  * other instead of deadlocking, and no counter row is written twice in one statement.
  */
 export async function finishTasks(context: SqlContext, writes: readonly FinishWrite[]): Promise<Settled<TaskRecord | undefined>[]> {
+  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => finishTasksIn(context, some, place), (settled) => 'value' in settled && settled.value === undefined);
+}
+
+async function finishTasksIn(context: SqlContext, writes: readonly FinishWrite[], place: TaskPlace): Promise<Settled<TaskRecord | undefined>[]> {
   const column = <T>(of: (write: FinishWrite) => T): T[] => writes.map(of);
   const rows = await preparedRows(
     context,
@@ -50,7 +55,7 @@ export async function finishTasks(context: SqlContext, writes: readonly FinishWr
              status_message = CASE WHEN in_replaces_message THEN in_status_message ELSE status_message END,
              last_updated_at = ${touchedAt}
         FROM input
-       WHERE id = in_id AND owner_key = in_owner_key AND (expires_at IS NULL OR expires_at > now()) AND ${isLive}
+       WHERE id = in_id AND ${inPlace(place)} AND owner_key = in_owner_key AND (expires_at IS NULL OR expires_at > now()) AND ${isLive}
          AND (in_claim_node IS NULL OR (node_id = in_claim_node AND attempt = in_claim_attempt))
       RETURNING ${context.tasks}.*, in_n, in_charge, ${notifyFollowers(context.channel)}
     ), charged AS (

@@ -1,7 +1,7 @@
 import type { TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { inPlace, readInPlace } from '../schema/task-place.js';
+import { inPlace, lookInPlace } from '../schema/task-place.js';
 import { visibleTo } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
@@ -14,7 +14,7 @@ import type { SqlContext } from './sql-context.js';
  */
 export async function getTask(context: SqlContext, ref: TaskRef, options: { forUpdate?: boolean } = {}): Promise<TaskRecord | undefined> {
   const lock = options.forUpdate ? sql`FOR UPDATE` : sql``;
-  return readInPlace(ref.taskId, async (place) => {
+  return lookInPlace(ref.taskId, async (place) => {
     const rows = await preparedRows(
       context,
       'get_task',

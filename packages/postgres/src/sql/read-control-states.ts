@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { toTaskStatus } from '../schema/task-row.js';
 import { preparedRows } from './prepared-rows.js';
 import type { SqlContext } from './sql-context.js';
+import { textBatch } from './text-batch.js';
 
 /** Control states of many tasks in one query; invisible tasks are absent from the map. */
 export async function readControlStates(context: SqlContext, refs: readonly TaskRef[]): Promise<Map<string, TaskControlState>> {
@@ -19,7 +20,7 @@ export async function readControlStates(context: SqlContext, refs: readonly Task
                   WHERE NOT (t.inputs -> k.key ? 'response')
                   ORDER BY k.n) AS outstanding_keys
       FROM ${context.tasks} AS t
-      JOIN unnest(${refs.map((ref) => ref.taskId)}::text[], ${refs.map((ref) => ownerKey(ref.owner))}::text[]) AS r (id, owner_key)
+      JOIN unnest(${textBatch(refs.map((ref) => ref.taskId))}, ${textBatch(refs.map((ref) => ownerKey(ref.owner)))}) AS r (id, owner_key)
         ON t.id = r.id AND t.owner_key = r.owner_key
      WHERE t.expires_at IS NULL OR t.expires_at > now()
   `,

@@ -1,7 +1,7 @@
 import type { TaskRef, TaskSnapshot } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
-import { inPlace, readInPlace } from '../schema/task-place.js';
+import { inPlace, lookInPlace } from '../schema/task-place.js';
 import { visibleTo } from '../schema/task-predicates.js';
 import { toTaskSnapshot, type TaskSnapshotRow } from '../schema/task-row.js';
 import { preparedRows } from './prepared-rows.js';
@@ -13,7 +13,7 @@ import type { SqlContext } from './sql-context.js';
  * and the inputs only while some can be outstanding. It looks where the id places the task first.
  */
 export async function readTask(context: SqlContext, ref: TaskRef): Promise<TaskSnapshot | undefined> {
-  return readInPlace(ref.taskId, async (place) => {
+  return lookInPlace(ref.taskId, async (place) => {
     const rows = await preparedRows(
       context,
       'read_task',

@@ -1,6 +1,7 @@
 import type { RunClaim, TaskRecord, TaskRef } from '@mcp-tasks/core';
 import { ownerKey } from '@mcp-tasks/core';
 import { sql } from 'kysely';
+import { inPlace, lookManyInPlace, type TaskPlace } from '../schema/task-place.js';
 import { isLive, touchedAt } from '../schema/task-predicates.js';
 import { toTaskRecord } from '../schema/task-row.js';
 import type { TaskRow } from '../schema/tasks-table.js';
@@ -23,6 +24,10 @@ export interface StatusMessageWrite {
  * key), so one task's messages are written in the order they were asked.
  */
 export async function setStatusMessages(context: SqlContext, writes: readonly StatusMessageWrite[]): Promise<Settled<TaskRecord | undefined>[]> {
+  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => setStatusMessagesIn(context, some, place), (settled) => 'value' in settled && settled.value === undefined);
+}
+
+async function setStatusMessagesIn(context: SqlContext, writes: readonly StatusMessageWrite[], place: TaskPlace): Promise<Settled<TaskRecord | undefined>[]> {
   const column = <T>(of: (write: StatusMessageWrite) => T): T[] => writes.map(of);
   const rows = await preparedRows(
     context,
@@ -39,7 +44,7 @@ export async function setStatusMessages(context: SqlContext, writes: readonly St
        SET status_message = in_status_message,
            last_updated_at = ${touchedAt}
       FROM input
-     WHERE id = in_id AND owner_key = in_owner_key AND (expires_at IS NULL OR expires_at > now()) AND ${isLive}
+     WHERE id = in_id AND ${inPlace(place)} AND owner_key = in_owner_key AND (expires_at IS NULL OR expires_at > now()) AND ${isLive}
        AND (in_claim_node IS NULL OR (node_id = in_claim_node AND attempt = in_claim_attempt))
     RETURNING ${context.tasks}.*, in_n, ${notifyFollowers(context.channel)}
   `,
