@@ -2,6 +2,7 @@
 // empty table, then again beside a history of finished tasks kept until their TTL (in the hourly
 // partitions ahead, where a cluster's history waits for its TTL); then a day of expired hourly
 // partitions dropped by the TTL sweeper while readers read, their p99 beside the baseline.
+import { readFile } from 'node:fs/promises';
 import { ownerKey, type TaskOwner, type TaskRef } from '@mcp-tasks/core';
 import { PostgresTaskNode, PostgresTaskStore } from '@mcp-tasks/postgres';
 import pg from 'pg';
@@ -36,23 +37,28 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     await empty();
     const seeded = await seedCompletedTasks(node.url, context.quick ? 20 : 200);
     const measure = async (phase: Phase, clear: boolean) => {
-      const activity = await watchActivity(context.databaseUrl);
-      let seen: { samples: number; top: string };
+      const [readsActivity, tasksActivity] = [await watchActivity(context.databaseUrl), await watchActivity(context.databaseUrl)];
       try {
         for (let run = 0; run < context.runs; run += 1) {
-          phase.reads.push((await saturate(node.url, seeded, durationMs, CLIENTS)).rate);
+          phase.reads.push((await readsActivity.during(() => saturate(node.url, seeded, durationMs, CLIENTS))).rate);
           const completed = { count: 0 };
-          const elapsed = await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed));
+          const elapsed = await tasksActivity.during(() => closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed)));
           phase.wholeTasks.push(completed.count / (elapsed / 1000));
           // The empty table stays empty but for what the reads read.
           if (clear) await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
           context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s`);
         }
       } finally {
-        seen = await activity.stop();
+        for (const [what, activity] of [['reads', readsActivity], ['whole tasks', tasksActivity]] as const) {
+          const seen = await activity.stop();
+          notes.push(
+            `What the database was running during the ${what} of the ${clear ? 'empty' : 'history'} runs (\`pg_stat_activity\` sampled every ${ACTIVITY_SAMPLE_MS} ms, ` +
+              `${seen.samples} samples; statements active in the most samples): ${seen.top}; what they were waiting on (\`wait_event\`, CPU when none): ${seen.waits}; ` +
+              `the machine's CPU then (\`/proc/stat\`): ${seen.cpu}; the WAL written then (\`pg_stat_wal\`): ${seen.wal}.`,
+          );
+          context.log(`  ${clear ? 'empty' : 'history'} ${what}: ${seen.top}; waits: ${seen.waits}; cpu: ${seen.cpu}; wal: ${seen.wal}`);
+        }
       }
-      notes.push(`What the database was running in the ${clear ? 'empty' : 'history'} runs (\`pg_stat_activity\` sampled every ${ACTIVITY_SAMPLE_MS} ms, ${seen.samples} samples; statements active in the most samples): ${seen.top}.`);
-      context.log(`  ${clear ? 'empty' : 'history'} activity: ${seen.top}`);
     };
     // Warm-up: JIT, connections, the plan cache.
     await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, { count: 0 }));
@@ -124,38 +130,95 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
 
 const ACTIVITY_SAMPLE_MS = 250;
 
+/** What a phase's sampling saw. */
+interface Activity {
+  readonly samples: number;
+  readonly top: string;
+  readonly waits: string;
+  readonly cpu: string;
+  readonly wal: string;
+}
+
 /**
- * Samples the database's active statements while the runs go on: a run's figure also depends on
- * what else the database does then (the maintenance leader's counts, autovacuum), which a ratio of
- * two phases would otherwise hide.
+ * Samples the database's active statements (and what they wait on) and the machine's CPU while
+ * work passed to `during` goes on: a run's figure also depends on what else the database does
+ * then (the maintenance leader's counts, autovacuum) and on whether the time went to the database
+ * at all, which a ratio of two phases would otherwise hide.
  */
-async function watchActivity(databaseUrl: string): Promise<{ stop(): Promise<{ samples: number; top: string }> }> {
+async function watchActivity(databaseUrl: string): Promise<{ during<T>(work: () => Promise<T>): Promise<T>; stop(): Promise<Activity> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const counts = new Map<string, number>();
-  let samples = 0;
-  let stopped = false;
+  const [counts, waits] = [new Map<string, number>(), new Map<string, number>()];
+  const cpu = new Map<string, number>();
+  const wal = new Map<string, number>();
+  let [samples, watching, stopped] = [0, false, false];
   // A failed sample ends the sampling (its figures are a note, never the bench's failure).
   const sampling = (async () => {
     while (!stopped) {
-      const { rows } = await client.query<{ statement: string }>(
-        `SELECT coalesce(nullif(backend_type, 'client backend') || ': ', '') || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS statement
-           FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND (datname = current_database() OR backend_type = 'autovacuum worker')`,
-      );
-      samples += 1;
-      for (const { statement } of rows) counts.set(statement, (counts.get(statement) ?? 0) + 1);
+      if (watching) {
+        const { rows } = await client.query<{ statement: string; wait: string }>(
+          `SELECT coalesce(nullif(backend_type, 'client backend') || ': ', '') || left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS statement,
+                  coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait
+             FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND (datname = current_database() OR backend_type = 'autovacuum worker')`,
+        );
+        samples += 1;
+        for (const { statement, wait } of rows) {
+          counts.set(statement, (counts.get(statement) ?? 0) + 1);
+          waits.set(wait, (waits.get(wait) ?? 0) + 1);
+        }
+      }
       await sleep(ACTIVITY_SAMPLE_MS);
     }
   })().catch(() => undefined);
+  const top = (seen: Map<string, number>): string =>
+    [...seen].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([what, n]) => `\`${what}\` ${n}`).join(', ') || 'nothing';
   return {
+    async during(work) {
+      const [before, walBefore] = [await cpuTimes(), await walCounts(client)];
+      watching = true;
+      try {
+        return await work();
+      } finally {
+        watching = false;
+        const [after, walAfter] = [await cpuTimes(), await walCounts(client)];
+        for (const [kind, ticks] of after) cpu.set(kind, (cpu.get(kind) ?? 0) + ticks - (before.get(kind) ?? 0));
+        for (const [kind, count] of walAfter) wal.set(kind, (wal.get(kind) ?? 0) + count - (walBefore.get(kind) ?? 0));
+      }
+    },
     async stop() {
       stopped = true;
       await sampling;
       await client.end().catch(() => undefined);
-      const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([statement, n]) => `\`${statement}\` ${n}`).join(', ');
-      return { samples, top: top || 'nothing' };
+      const total = [...cpu.values()].reduce((sum, ticks) => sum + ticks, 0);
+      const shares = [...cpu].map(([kind, ticks]) => `${kind} ${total > 0 ? Math.round((100 * ticks) / total) : 0} %`).join(', ');
+      const walSeen = [...wal].map(([kind, count]) => `${kind} ${count.toLocaleString('en')}`).join(', ') || 'not known';
+      return { samples, top: top(counts), waits: top(waits), cpu: shares, wal: walSeen };
     },
   };
+}
+
+/** The cluster's WAL so far (`pg_stat_wal`, PostgreSQL 14 and later): records, full-page images, bytes, syncs; empty where it fails. */
+async function walCounts(client: pg.Client): Promise<Map<string, number>> {
+  try {
+    const { rows } = await client.query<Record<string, string>>('SELECT wal_records AS records, wal_fpi AS "full pages", wal_bytes AS bytes, wal_sync AS syncs FROM pg_stat_wal');
+    return new Map(Object.entries(rows[0] ?? {}).map(([kind, count]) => [kind, Number(count)]));
+  } catch {
+    return new Map();
+  }
+}
+
+/** The machine's CPU time so far by kind (`/proc/stat`'s first line, in ticks); empty where there is none. */
+async function cpuTimes(): Promise<Map<string, number>> {
+  const line = (await readFile('/proc/stat', 'utf8').catch(() => '')).split('\n')[0] ?? '';
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+  if (steal === undefined || Number.isNaN(steal)) return new Map();
+  return new Map([
+    ['user', user! + nice!],
+    ['system', system! + irq! + softirq!],
+    ['iowait', iowait!],
+    ['steal', steal],
+    ['idle', idle!],
+  ]);
 }
 
 /**

@@ -4,8 +4,9 @@
 # parameters, and cast from text (built); then the batched read of 8 ids five ways: every
 # partition (before), pruned at each row, the batch's span cast from text, and with the arrays'
 # length hidden from the planner (a scalar subquery: the generic plan is kept), without and with
-# the span (built; docs/scale-out.md, "Batched reads keep their generic plan"). pgbench -M prepared,
-# 8 clients, 10 s each, two rounds. PLAN_CACHE_MODE=force_generic_plan runs them all with it.
+# the span (built; docs/scale-out.md, "Batched reads keep their generic plan"); then a status
+# message's write of 8 tasks (one per client) probing every partition (before) and in the id's
+# hour (built). pgbench -M prepared, 8 clients, 10 s each, two rounds. PLAN_CACHE_MODE=force_generic_plan runs them all with it.
 #   bench/probes/read-by-id/read-by-id.sh HOURS_AHEAD [KEPT_ROWS]   (after npm run build)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +29,7 @@ fi
 psql -h "$host" -U "$user" -X -q -d $db -At -c "SELECT count(*) || ' partitions of tasks' FROM pg_inherits WHERE inhparent = 'mcp_tasks.tasks'::regclass"
 export PGOPTIONS="${PLAN_CACHE_MODE:+-c plan_cache_mode=$PLAN_CACHE_MODE}"
 for round in 1 2; do
-  for statement in every-partition bounds-as-subqueries bounds-as-parameters bounds-cast-from-text batch-every-partition batch-pruned-per-row batch-span-cast-from-text batch-length-hidden batch-length-hidden-span; do
+  for statement in every-partition bounds-as-subqueries bounds-as-parameters bounds-cast-from-text batch-every-partition batch-pruned-per-row batch-span-cast-from-text batch-length-hidden batch-length-hidden-span write-every-partition write-cast-from-text; do
     printf '%s %s: ' "$round" "$statement"
     pgbench -h "$host" -U "$user" -n -M prepared -c 8 -j 2 -T 10 -D "id=$id" -D "ok=$owner" -D "from=$from" -D "to=$to" \
       -D "ids=$ids" -D "oks=$owners" -D "froms=$froms" -D "tos=$tos" -f "$here/$statement.sql" $db 2>&1 | grep -E '^tps|ERROR' | sed 's/ (without initial connection time)//'

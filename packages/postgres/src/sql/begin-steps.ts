@@ -18,9 +18,16 @@ export interface StepWrite {
  * `beginStep()` for the steps of several tasks in one statement and so one commit, each task
  * compare-and-set on its own claim and share-locked as there. The batch holds one write per task
  * (the batcher's key), so each result row is its task's.
+ * It looks in the span of the ids' places first; the writes that found nothing there go again,
+ * everywhere, as a second statement of their own (`lookManyInPlace`).
  */
 export async function beginSteps(context: SqlContext, writes: readonly StepWrite[]): Promise<Settled<StepBegin>[]> {
-  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => beginStepsIn(context, some, place), (settled) => 'value' in settled && settled.value.state === 'lost');
+  return lookManyInPlace(
+    writes,
+    ({ ref }) => ref.taskId,
+    (some, place) => beginStepsIn(context, some, place),
+    (settled) => 'value' in settled && settled.value.state === 'lost',
+  );
 }
 
 async function beginStepsIn(context: SqlContext, writes: readonly StepWrite[], place: TaskPlace): Promise<Settled<StepBegin>[]> {

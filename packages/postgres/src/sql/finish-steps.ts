@@ -12,9 +12,19 @@ export interface StepResultWrite extends StepWrite {
   readonly result: JsonValue;
 }
 
-/** `finishStep()` for the steps of several tasks in one statement and so one commit, each compare-and-set on its own claim. */
+/**
+ * `finishStep()` for the steps of several tasks in one statement and so one commit, each
+ * compare-and-set on its own claim.
+ * It looks in the span of the ids' places first; the writes that found nothing there go again,
+ * everywhere, as a second statement of their own (`lookManyInPlace`).
+ */
 export async function finishSteps(context: SqlContext, writes: readonly StepResultWrite[]): Promise<Settled<boolean>[]> {
-  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => finishStepsIn(context, some, place), (settled) => 'value' in settled && !settled.value);
+  return lookManyInPlace(
+    writes,
+    ({ ref }) => ref.taskId,
+    (some, place) => finishStepsIn(context, some, place),
+    (settled) => 'value' in settled && !settled.value,
+  );
 }
 
 async function finishStepsIn(context: SqlContext, writes: readonly StepResultWrite[], place: TaskPlace): Promise<Settled<boolean>[]> {

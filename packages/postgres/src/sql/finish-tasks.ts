@@ -24,9 +24,16 @@ export interface FinishWrite {
  * holds one finish per task (the batcher's key). The storage charges of large outcomes are summed
  * per counter row and written in one order, so two batches charging the same rows wait for each
  * other instead of deadlocking, and no counter row is written twice in one statement.
+ * It looks in the span of the ids' places first; the writes that found nothing there go again,
+ * everywhere, as a second statement of their own (`lookManyInPlace`).
  */
 export async function finishTasks(context: SqlContext, writes: readonly FinishWrite[]): Promise<Settled<TaskRecord | undefined>[]> {
-  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => finishTasksIn(context, some, place), (settled) => 'value' in settled && settled.value === undefined);
+  return lookManyInPlace(
+    writes,
+    ({ ref }) => ref.taskId,
+    (some, place) => finishTasksIn(context, some, place),
+    (settled) => 'value' in settled && settled.value === undefined,
+  );
 }
 
 async function finishTasksIn(context: SqlContext, writes: readonly FinishWrite[], place: TaskPlace): Promise<Settled<TaskRecord | undefined>[]> {

@@ -14,7 +14,12 @@ import { textBatch } from './text-batch.js';
  * the ids' places first.
  */
 export async function readTaskBatch(context: SqlContext, refs: readonly TaskRef[]): Promise<(TaskSnapshot | undefined)[]> {
-  return lookManyInPlace(refs, (ref) => ref.taskId, (some, place) => readBatchIn(context, some, place), (snapshot) => snapshot === undefined);
+  return lookManyInPlace(
+    refs,
+    (ref) => ref.taskId,
+    (some, place) => readBatchIn(context, some, place),
+    (snapshot) => snapshot === undefined,
+  );
 }
 
 async function readBatchIn(context: SqlContext, refs: readonly TaskRef[], place: TaskPlace): Promise<(TaskSnapshot | undefined)[]> {

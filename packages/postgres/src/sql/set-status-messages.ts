@@ -22,9 +22,16 @@ export interface StatusMessageWrite {
  * compare-and-set on its own live status and claim: a task that ended or that its run no longer
  * holds settles its own write with `undefined`. The batch holds one write per task (the batcher's
  * key), so one task's messages are written in the order they were asked.
+ * It looks in the span of the ids' places first; the writes that found nothing there go again,
+ * everywhere, as a second statement of their own (`lookManyInPlace`).
  */
 export async function setStatusMessages(context: SqlContext, writes: readonly StatusMessageWrite[]): Promise<Settled<TaskRecord | undefined>[]> {
-  return lookManyInPlace(writes, ({ ref }) => ref.taskId, (some, place) => setStatusMessagesIn(context, some, place), (settled) => 'value' in settled && settled.value === undefined);
+  return lookManyInPlace(
+    writes,
+    ({ ref }) => ref.taskId,
+    (some, place) => setStatusMessagesIn(context, some, place),
+    (settled) => 'value' in settled && settled.value === undefined,
+  );
 }
 
 async function setStatusMessagesIn(context: SqlContext, writes: readonly StatusMessageWrite[], place: TaskPlace): Promise<Settled<TaskRecord | undefined>[]> {

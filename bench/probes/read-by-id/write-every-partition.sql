@@ -1,0 +1,1 @@
+UPDATE mcp_tasks.tasks SET status_message = 'probe', last_updated_at = greatest(date_trunc('milliseconds', now()), last_updated_at) WHERE id = (:ids::text[])[:client_id % 8 + 1] AND owner_key = :ok AND (expires_at IS NULL OR expires_at > now()) AND status IN ('working', 'input_required') RETURNING id;
