@@ -31,13 +31,16 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
   const notes: string[] = [];
   // The journal and the history keep no foreign key to the partitioned table: emptied with it.
   const empty = () => admin.query('TRUNCATE mcp_tasks.tasks, mcp_tasks.task_events, mcp_tasks.task_steps');
+  // The node's commits time their WAL writes and syncs (pg_stat_wal), what a whole task waits on most.
+  await admin.query(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET track_wal_io_timing = on', current_database()); END $$`);
   // The node migrates a fresh database.
   const node = await startDemoNode(context.root, context.databaseUrl, 'bench-history', { MCP_TASKS_MAX_PER_PRINCIPAL: 'Infinity' });
   try {
     await empty();
     const seeded = await seedCompletedTasks(node.url, context.quick ? 20 : 200);
     const measure = async (phase: Phase, clear: boolean) => {
-      const [readsActivity, tasksActivity] = [await watchActivity(context.databaseUrl), await watchActivity(context.databaseUrl)];
+      const watch = () => watchActivity(context.databaseUrl, node.process.pid);
+      const [readsActivity, tasksActivity] = [await watch(), await watch()];
       try {
         for (let run = 0; run < context.runs; run += 1) {
           phase.reads.push((await readsActivity.during(() => saturate(node.url, seeded, durationMs, CLIENTS))).rate);
@@ -145,7 +148,7 @@ interface Activity {
  * then (the maintenance leader's counts, autovacuum) and on whether the time went to the database
  * at all, which a ratio of two phases would otherwise hide.
  */
-async function watchActivity(databaseUrl: string): Promise<{ during<T>(work: () => Promise<T>): Promise<T>; stop(): Promise<Activity> }> {
+async function watchActivity(databaseUrl: string, nodePid: number | undefined): Promise<{ during<T>(work: () => Promise<T>): Promise<T>; stop(): Promise<Activity> }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const [counts, waits] = [new Map<string, number>(), new Map<string, number>()];
@@ -174,13 +177,13 @@ async function watchActivity(databaseUrl: string): Promise<{ during<T>(work: () 
     [...seen].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([what, n]) => `\`${what}\` ${n}`).join(', ') || 'nothing';
   return {
     async during(work) {
-      const [before, walBefore] = [await cpuTimes(), await walCounts(client)];
+      const [before, walBefore] = [await cpuTimes(nodePid), await walCounts(client)];
       watching = true;
       try {
         return await work();
       } finally {
         watching = false;
-        const [after, walAfter] = [await cpuTimes(), await walCounts(client)];
+        const [after, walAfter] = [await cpuTimes(nodePid), await walCounts(client)];
         for (const [kind, ticks] of after) cpu.set(kind, (cpu.get(kind) ?? 0) + ticks - (before.get(kind) ?? 0));
         for (const [kind, count] of walAfter) wal.set(kind, (wal.get(kind) ?? 0) + count - (walBefore.get(kind) ?? 0));
       }
@@ -189,9 +192,10 @@ async function watchActivity(databaseUrl: string): Promise<{ during<T>(work: () 
       stopped = true;
       await sampling;
       await client.end().catch(() => undefined);
-      const total = [...cpu.values()].reduce((sum, ticks) => sum + ticks, 0);
+      const total = MACHINE_KINDS.reduce((sum, kind) => sum + (cpu.get(kind) ?? 0), 0);
       const shares = [...cpu].map(([kind, ticks]) => `${kind} ${total > 0 ? Math.round((100 * ticks) / total) : 0} %`).join(', ');
-      const walSeen = [...wal].map(([kind, count]) => `${kind} ${count.toLocaleString('en')}`).join(', ') || 'not known';
+      const perSync = (wal.get('ms syncing') ?? 0) / (wal.get('syncs') || 1);
+      const walSeen = [...wal].map(([kind, count]) => `${kind} ${count.toLocaleString('en')}`).concat(`${perSync.toFixed(2)} ms a sync`).join(', ');
       return { samples, top: top(counts), waits: top(waits), cpu: shares, wal: walSeen };
     },
   };
@@ -200,15 +204,22 @@ async function watchActivity(databaseUrl: string): Promise<{ during<T>(work: () 
 /** The cluster's WAL so far (`pg_stat_wal`, PostgreSQL 14 and later): records, full-page images, bytes, syncs; empty where it fails. */
 async function walCounts(client: pg.Client): Promise<Map<string, number>> {
   try {
-    const { rows } = await client.query<Record<string, string>>('SELECT wal_records AS records, wal_fpi AS "full pages", wal_bytes AS bytes, wal_sync AS syncs FROM pg_stat_wal');
+    const { rows } = await client.query<Record<string, string>>('SELECT wal_records AS records, wal_fpi AS "full pages", wal_bytes AS bytes, wal_sync AS syncs, round(wal_sync_time) AS "ms syncing" FROM pg_stat_wal');
     return new Map(Object.entries(rows[0] ?? {}).map(([kind, count]) => [kind, Number(count)]));
   } catch {
     return new Map();
   }
 }
 
-/** The machine's CPU time so far by kind (`/proc/stat`'s first line, in ticks); empty where there is none. */
-async function cpuTimes(): Promise<Map<string, number>> {
+/** The kinds of the machine's CPU time that add up to all of it. */
+const MACHINE_KINDS = ['user', 'system', 'iowait', 'steal', 'idle'];
+
+/**
+ * The machine's CPU time so far by kind (`/proc/stat`'s first line), and the part of it the demo
+ * node's process and this one (the clients) took (`/proc/<pid>/stat`), in ticks; empty where
+ * there is no `/proc`. What is busy and neither is mostly PostgreSQL.
+ */
+async function cpuTimes(nodePid: number | undefined): Promise<Map<string, number>> {
   const line = (await readFile('/proc/stat', 'utf8').catch(() => '')).split('\n')[0] ?? '';
   const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
   if (steal === undefined || Number.isNaN(steal)) return new Map();
@@ -218,7 +229,16 @@ async function cpuTimes(): Promise<Map<string, number>> {
     ['iowait', iowait!],
     ['steal', steal],
     ['idle', idle!],
+    ['of which the demo node', await processTicks(nodePid)],
+    ['the clients', await processTicks(process.pid)],
   ]);
+}
+
+/** User and system ticks of process `pid` so far (fields 14 and 15 of `/proc/<pid>/stat`, after the command's parentheses). */
+async function processTicks(pid: number | undefined): Promise<number> {
+  const stat = pid === undefined ? '' : await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) || 0) + (Number(fields[12]) || 0);
 }
 
 /**
