@@ -21,6 +21,8 @@ const reader: TaskOwner = { subject: 'history-reader', server: 'bench', clientId
 interface Phase {
   readonly reads: number[];
   readonly wholeTasks: number[];
+  /** The `tasks/get` the whole tasks' clients sent until their task read completed, per task. */
+  readonly pollsPerTask: number[];
 }
 
 export async function runHistory(context: BenchContext): Promise<ScenarioResult> {
@@ -44,12 +46,13 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
       try {
         for (let run = 0; run < context.runs; run += 1) {
           phase.reads.push((await readsActivity.during(() => saturate(node.url, seeded, durationMs, CLIENTS))).rate);
-          const completed = { count: 0 };
+          const completed = { count: 0, polls: 0 };
           const elapsed = await tasksActivity.during(() => closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, completed)));
           phase.wholeTasks.push(completed.count / (elapsed / 1000));
+          phase.pollsPerTask.push(completed.polls / Math.max(completed.count, 1));
           // The empty table stays empty but for what the reads read.
           if (clear) await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
-          context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s`);
+          context.log(`  ${clear ? 'empty' : 'history'} run ${run + 1}: tasks/get ${phase.reads.at(-1)!.toFixed(0)}/s, end to end ${phase.wholeTasks.at(-1)!.toFixed(0)} tasks/s, ${phase.pollsPerTask.at(-1)!.toFixed(1)} polls a task`);
         }
       } finally {
         for (const [what, activity] of [['reads', readsActivity], ['whole tasks', tasksActivity]] as const) {
@@ -66,7 +69,7 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     // Warm-up: JIT, connections, the plan cache.
     await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, { count: 0 }));
     await admin.query('DELETE FROM mcp_tasks.tasks WHERE NOT (id = ANY($1))', [seeded]);
-    const before: Phase = { reads: [], wholeTasks: [] };
+    const before: Phase = { reads: [], wholeTasks: [], pollsPerTask: [] };
     await measure(before, true);
 
     const fillStarted = performance.now();
@@ -87,7 +90,7 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
     // the same warm-up.
     await admin.query('CHECKPOINT');
     await closedLoopFor(CLIENTS, durationMs, () => oneTask(node.url, { count: 0 }));
-    const full: Phase = { reads: [], wholeTasks: [] };
+    const full: Phase = { reads: [], wholeTasks: [], pollsPerTask: [] };
     await measure(full, false);
 
     // The node's own sweeper would drop the day's partitions beside the measured one (and hold
@@ -102,6 +105,8 @@ export async function runHistory(context: BenchContext): Promise<ScenarioResult>
       { name: 'tools/call → completed, empty table', unit: 'tasks/s', values: before.wholeTasks, digits: 0 },
       { name: `tools/call → completed, ${historyRows.toLocaleString('en')} finished tasks kept`, unit: 'tasks/s', values: full.wholeTasks, digits: 0 },
       { name: 'tools/call → completed with the history ÷ empty (medians)', unit: '×', values: ratio(full.wholeTasks, before.wholeTasks), target: atLeast(0.83), digits: 2 },
+      { name: 'tasks/get a whole task took until completed, empty table', unit: '', values: before.pollsPerTask, digits: 1 },
+      { name: `tasks/get a whole task took until completed, ${historyRows.toLocaleString('en')} finished tasks kept`, unit: '', values: full.pollsPerTask, digits: 1 },
       { name: `sweep of a day: 24 expired hourly partitions of ${expiredPerHour.toLocaleString('en')} tasks`, unit: 's', values: [sweep.seconds], digits: 1 },
       { name: 'partitions dropped by the sweep', unit: '', values: [sweep.dropped], digits: 0 },
       { name: 'store.get p99 before the sweep', unit: 'ms', values: [sweep.baselineP99], digits: 2 },

@@ -16,14 +16,19 @@ export async function saturate(url: string, taskIds: readonly string[], duration
   return { rate: latencies.length / (elapsed / 1000), p50: percentile(latencies, 50) };
 }
 
-/** One task end to end; `completed` counts it once its completed `tasks/get` arrives. `target` may take turns among nodes. */
-export async function oneTask(target: string | (() => string), completed: { count: number }): Promise<void> {
+/**
+ * One task end to end; `completed` counts it once its completed `tasks/get` arrives (and, if it
+ * has `polls`, each `tasks/get` it took: the client polls back to back, so a task that completes
+ * later costs the clients more reads). `target` may take turns among nodes.
+ */
+export async function oneTask(target: string | (() => string), completed: { count: number; polls?: number }): Promise<void> {
   const next = typeof target === 'string' ? () => target : target;
   const created = await rpc(next(), 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } });
   const taskId = created.result?.['taskId'];
   if (typeof taskId !== 'string') return;
   for (;;) {
     const reply = await rpc(next(), 'tasks/get', { taskId });
+    if (completed.polls !== undefined) completed.polls += 1;
     const status = reply.result?.['status'];
     if (status === 'completed') {
       completed.count += 1;
