@@ -6,15 +6,15 @@ const HOUR_MS = 3_600_000;
 /**
  * The `expiry_key` range a task's row is looked for in, besides the unbounded partition
  * (`'infinity'`, where every task without an hour of its own is): a statement that reads or
- * writes a task by id bounds its scan by it, so PostgreSQL prunes the scan to the hourly partition its id names
- * instead of probing every partition's key.
+ * writes a task by id bounds its scan by it, so PostgreSQL prunes the scan to the hourly
+ * partition its id names instead of probing every partition's key.
  */
 export interface TaskPlace {
   /** The range's first instant, in ms since the epoch; `-Infinity` for every hour, `Infinity` for none. */
   readonly from: number;
   /** The first instant after the range; `Infinity` when it is open. */
   readonly to: number;
-  /** Whether the range is narrower than every hour: a read that finds nothing there looks everywhere. */
+  /** Whether the range is narrower than every hour: a look that finds nothing there looks everywhere. */
   readonly narrowed: boolean;
 }
 
@@ -54,10 +54,11 @@ function timestampText(ms: number): string {
 }
 
 /**
- * The row's `expiry_key` (or `key`, a table's qualified column) is in `place` or is `'infinity'`. Written as one lower bound and an OR,
- * not as the place's range OR `'infinity'`: PostgreSQL prunes either form to the two partitions,
- * but this one probes each of them once, as an index condition on `(id, expiry_key)` with the OR
- * as a filter; the other is a BitmapOr of two probes of each partition.
+ * The row's `expiry_key` (or `key`, a joined table's qualified column) is in `place` or is
+ * `'infinity'`. Written as one lower bound and an OR, not as the place's range OR `'infinity'`:
+ * PostgreSQL prunes either form to the two partitions, but this one probes each of them once, as
+ * an index condition on `(id, expiry_key)` with the OR as a filter; the other is a BitmapOr of two
+ * probes of each partition.
  *
  * The bounds are sent as text and cast by the database, a stable cast: the planner prunes by
  * immutable values only, so a plan is not pruned at planning, and the executor prunes by the
